@@ -1,0 +1,1 @@
+"""The Ray layer: actors that host domain objects and pass messages."""

@@ -1,0 +1,1 @@
+"""Tool execution isolation (Docker + MCP): lands with its own issue."""

@@ -1,0 +1,201 @@
+"""YAML -> CompanyConfig, with `extends:` templates, `--set` overrides and errors that name
+the field, the file and the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from synthorg.config.models import CompanyConfig
+from synthorg.errors import ConfigError
+
+_TEMPLATE_DIRS = (
+    Path(__file__).resolve().parent.parent / "_templates",  # installed wheel
+    Path(__file__).resolve().parents[2] / "templates",  # source checkout
+)
+_MAX_EXTENDS_DEPTH = 16
+
+
+def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> CompanyConfig:
+    """Load a company config from a YAML file, resolving `extends:` and applying overrides."""
+    source = Path(path)
+    raw, lines = _load_tree(source, depth=0)
+    raw = apply_overrides(raw, overrides, source=str(source))
+    return _validate(raw, str(source), lines)
+
+
+def load_config_text(text: str, source: str = "<string>") -> CompanyConfig:
+    raw, lines = _parse(text, source)
+    if "extends" in raw:
+        raise ConfigError(source, ["extends: not supported for configs given as text"])
+    return _validate(raw, source, lines)
+
+
+def template_path(name: str) -> Path | None:
+    """A bare template name such as `startup` -> templates/companies/startup.yaml."""
+    for base in _TEMPLATE_DIRS:
+        for candidate in (base / "companies" / f"{name}.yaml", base / name):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _validate(raw: dict[str, Any], source: str, lines: dict[tuple[str, ...], int]) -> CompanyConfig:
+    try:
+        return CompanyConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(source, [_describe(e, lines) for e in exc.errors()]) from None
+
+
+def _describe(error: Any, lines: dict[tuple[str, ...], int]) -> str:
+    loc = tuple(str(p) for p in error["loc"])
+    # pydantic adds the union member / model name to the loc; drop what is not a path segment
+    path = _dotted(loc)
+    line = _nearest_line(loc, lines)
+    where = f"{path or '<root>'}" + (f" (line {line})" if line else "")
+    msg = error["msg"]
+    if error["type"] == "extra_forbidden":
+        msg = "unknown key"
+    if error["type"] == "value_error":
+        msg = msg.removeprefix("Value error, ")
+    return f"{where}: {msg}"
+
+
+def _dotted(loc: tuple[str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if part.isdigit():
+            out += f"[{part}]"
+        elif part.startswith(("function-", "literal[", "list[", "int", "str", "float")):
+            continue
+        else:
+            out += ("." if out else "") + part
+    return out
+
+
+def _nearest_line(loc: tuple[str, ...], lines: dict[tuple[str, ...], int]) -> int | None:
+    for n in range(len(loc), 0, -1):
+        if loc[:n] in lines:
+            return lines[loc[:n]]
+    return None
+
+
+def _load_tree(path: Path, depth: int) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
+    if depth > _MAX_EXTENDS_DEPTH:
+        raise ConfigError(str(path), [f"extends: chain deeper than {_MAX_EXTENDS_DEPTH} files"])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), ["file not found"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), [f"cannot read file: {exc}"]) from None
+    raw, lines = _parse(text, str(path))
+    parent_ref = raw.pop("extends", None)
+    if parent_ref is None:
+        return raw, lines
+    if not isinstance(parent_ref, str):
+        raise ConfigError(str(path), ["extends: must be a file path or a template name"])
+    parent = (path.parent / parent_ref) if not Path(parent_ref).is_absolute() else Path(parent_ref)
+    if not parent.is_file():
+        found = template_path(parent_ref)
+        if found is None:
+            raise ConfigError(str(path), [f"extends: no file or template named '{parent_ref}'"])
+        parent = found
+    base, _ = _load_tree(parent, depth + 1)
+    return _deep_merge(base, raw), lines
+
+
+def _parse(text: str, source: str) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(source, [f"broken YAML at {where}{problem}"]) from None
+    if raw is None:
+        raise ConfigError(source, ["file is empty"])
+    if not isinstance(raw, dict):
+        raise ConfigError(source, ["top level must be a mapping of sections"])
+    lines: dict[tuple[str, ...], int] = {}
+    if node is not None:
+        _index_lines(node, (), lines)
+    return raw, lines
+
+
+def _index_lines(node: yaml.Node, path: tuple[str, ...], out: dict[tuple[str, ...], int]) -> None:
+    out[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            child = (*path, str(key.value))
+            out[child] = key.start_mark.line + 1
+            _index_lines(value, child, out)
+            out[child] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index_lines(item, (*path, str(i)), out)
+
+
+def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def apply_overrides(
+    raw: dict[str, Any], overrides: list[str] | tuple[str, ...], source: str = "--set"
+) -> dict[str, Any]:
+    """Apply `dotted.path=value` overrides. List items are addressed by index or by id/name."""
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError("--set", [f"'{item}': expected dotted.path=value"])
+        path, _, text = item.partition("=")
+        keys = [k for k in path.strip().split(".")]
+        if not path.strip() or any(not k for k in keys):
+            raise ConfigError("--set", [f"'{item}': empty path segment"])
+        try:
+            value = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError:
+            value = text
+        raw = _set_path(raw, keys, value, item)
+    return raw
+
+
+def _set_path(node: Any, keys: list[str], value: Any, item: str) -> Any:
+    key, rest = keys[0], keys[1:]
+    if isinstance(node, dict):
+        copy = dict(node)
+        if rest:
+            child = copy.get(key, {})
+            if not isinstance(child, dict | list):
+                raise ConfigError("--set", [f"'{item}': '{key}' is a value, not a section"])
+            copy[key] = _set_path(child, rest, value, item)
+        else:
+            copy[key] = value
+        return copy
+    if isinstance(node, list):
+        index = _list_index(node, key)
+        if index is None:
+            raise ConfigError("--set", [f"'{item}': no list item '{key}' (use an index or an id)"])
+        copy_list = list(node)
+        copy_list[index] = _set_path(copy_list[index], rest, value, item) if rest else value
+        return copy_list
+    raise ConfigError("--set", [f"'{item}': cannot descend into a value at '{key}'"])
+
+
+def _list_index(items: list[Any], key: str) -> int | None:
+    if key.lstrip("-").isdigit():
+        i = int(key)
+        return i if -len(items) <= i < len(items) else None
+    for i, it in enumerate(items):
+        if isinstance(it, dict) and key in (it.get("id"), it.get("name")):
+            return i
+    return None

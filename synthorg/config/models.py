@@ -1,0 +1,314 @@
+"""The company config. Frozen, `extra="forbid"`: a typo is an error, never ignored."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Identifier = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.\-]+$")]
+Level = Annotated[float, Field(ge=0.0, le=1.0)]
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+SeniorityName = Literal["junior", "mid", "senior", "lead", "executive"]
+AutonomyName = Literal["supervised", "assisted", "autonomous", "full"]
+RiskName = Literal["low", "medium", "high", "critical"]
+PriorityName = Literal["low", "normal", "high", "critical"]
+RoutingName = Literal["role_based", "load_balanced"]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Span(Frozen):
+    """An inclusive range [low, high] from which a value is drawn uniformly."""
+
+    low: float
+    high: float
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_pair(cls, value: object) -> object:
+        if isinstance(value, list | tuple) and len(value) == 2:
+            return {"low": value[0], "high": value[1]}
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return {"low": value, "high": value}
+        return value
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Span:
+        if self.low > self.high:
+            raise ValueError(f"low ({self.low}) must not exceed high ({self.high})")
+        return self
+
+
+class CompanySpec(Frozen):
+    name: str = Field(min_length=1)
+    budget_usd: float = Field(default=1_000_000.0, gt=0)
+    autonomy: AutonomyName = "assisted"
+
+
+class DepartmentSpec(Frozen):
+    id: Identifier
+    head: Identifier | None = Field(default=None, description="agent id of the department head")
+    budget_share: float = Field(default=0.25, gt=0.0, le=1.0)
+    routing: RoutingName = "load_balanced"
+    autonomy: AutonomyName | None = None
+
+
+class RoleSpec(Frozen):
+    id: Identifier
+    task_types: tuple[Identifier, ...] = Field(description="task types this role can work on")
+    tools: tuple[Identifier, ...] = ()
+    skills: dict[Identifier, Level] = Field(default_factory=dict)
+
+
+class AgentSpec(Frozen):
+    """One agent, or `count` alike agents named `<id>-0001`, `<id>-0002`, ..."""
+
+    id: Identifier
+    role: Identifier
+    department: Identifier
+    seniority: SeniorityName | list[SeniorityName] = Field(
+        default="mid", description="one level, or a list cycled over the `count` agents"
+    )
+    skills: dict[Identifier, Level] = Field(default_factory=dict)
+    autonomy: AutonomyName | None = None
+    count: int = Field(default=1, ge=1, le=100_000)
+
+    @field_validator("seniority")
+    @classmethod
+    def _non_empty(cls, value: object) -> object:
+        if isinstance(value, list) and not value:
+            raise ValueError("seniority list must not be empty")
+        return value
+
+    def expanded_ids(self) -> list[str]:
+        if self.count == 1:
+            return [self.id]
+        return [f"{self.id}-{i:04d}" for i in range(1, self.count + 1)]
+
+    def seniority_of(self, k: int) -> SeniorityName:
+        if isinstance(self.seniority, list):
+            return self.seniority[k % len(self.seniority)]
+        return self.seniority
+
+
+class ToolSpec(Frozen):
+    name: Identifier
+    description: str = ""
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = True
+    cacheable: bool = False
+    risk: RiskName = "low"
+    cost_usd: float = Field(default=0.0, ge=0.0)
+    sandboxed: bool = False
+    input_schema: dict[str, object] = Field(default_factory=dict)
+    output_schema: dict[str, object] = Field(default_factory=dict)
+
+
+class TaskTypeSpec(Frozen):
+    name: Identifier
+    department: Identifier
+    skill: Identifier
+    tool: Identifier
+    rate: float = Field(ge=0.0, le=100_000.0, description="mean arrivals per tick (Poisson)")
+    difficulty: Span = Span(low=0.2, high=0.6)
+    effort: Span = Field(default=Span(low=2.0, high=6.0), description="work units")
+    deadline_ticks: Span = Span(low=8, high=24)
+    priority: dict[PriorityName, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=lambda: {"low": 1.0, "normal": 3.0, "high": 1.0}
+    )
+
+    @model_validator(mode="after")
+    def _ranges(self) -> TaskTypeSpec:
+        if not (0.0 <= self.difficulty.low and self.difficulty.high <= 1.0):
+            raise ValueError("difficulty must lie within [0, 1]")
+        if self.effort.low <= 0:
+            raise ValueError("effort must be positive")
+        if self.deadline_ticks.low < 1:
+            raise ValueError("deadline_ticks must be at least 1")
+        if sum(self.priority.values()) <= 0:
+            raise ValueError("priority weights must not all be zero")
+        return self
+
+
+class WorkloadSpec(Frozen):
+    task_types: tuple[TaskTypeSpec, ...] = ()
+
+
+class DecisionPolicy(Frozen):
+    act_threshold: Probability = 0.70
+    critical_act_threshold: Probability = 0.85
+    investigate_threshold: Probability = 0.50
+    wait_threshold: Probability = 0.30
+
+    @model_validator(mode="after")
+    def _ordered(self) -> DecisionPolicy:
+        if not (
+            self.wait_threshold <= self.investigate_threshold <= self.act_threshold
+            <= self.critical_act_threshold
+        ):
+            raise ValueError(
+                "thresholds must satisfy wait <= investigate <= act <= critical_act"
+            )
+        return self
+
+
+class CollaborationPolicy(Frozen):
+    max_help_requests_per_task: int = Field(default=2, ge=0)
+    help_bonus: float = Field(default=0.15, ge=0.0, le=1.0)
+    delegate_max_difficulty: Probability = 0.45
+    delegate_queue_threshold: int = Field(default=2, ge=0)
+
+
+class ApprovalPolicy(Frozen):
+    delay_ticks: int = Field(default=2, ge=0)
+    approve_probability: Probability = 0.8
+    guidance_bonus: float = Field(default=0.3, ge=0.0, le=1.0)
+
+
+class WorkPolicy(Frozen):
+    deadline_grace_ticks: int = Field(default=4, ge=0)
+    max_denials_per_task: int = Field(default=3, ge=1)
+    learning_rate: float = Field(default=0.01, ge=0.0, le=1.0)
+    rush_slack_ticks: int = Field(default=2, ge=0, description="revise goal to rush when slack is below")
+    load_penalty: float = Field(default=0.02, ge=0.0, le=1.0)
+
+
+class BudgetPolicy(Frozen):
+    enforce: bool = True
+    salary_usd_per_tick: dict[SeniorityName, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=lambda: {
+            "junior": 40.0, "mid": 60.0, "senior": 85.0, "lead": 110.0, "executive": 150.0,
+        }
+    )
+
+
+class SecurityPolicy(Frozen):
+    destructive_requires: AutonomyName = "full"
+
+
+class Policies(Frozen):
+    decision: DecisionPolicy = DecisionPolicy()
+    collaboration: CollaborationPolicy = CollaborationPolicy()
+    approvals: ApprovalPolicy = ApprovalPolicy()
+    work: WorkPolicy = WorkPolicy()
+    budget: BudgetPolicy = BudgetPolicy()
+    security: SecurityPolicy = SecurityPolicy()
+
+
+class RuntimeSpec(Frozen):
+    backend: Literal["ray", "local"] = "ray"
+    agents_per_actor: int | Literal["auto"] = Field(
+        default="auto", description="agents hosted by one group actor; auto = spread over CPUs"
+    )
+    checkpoint_every: int = Field(default=0, ge=0, description="ticks between checkpoints; 0 = off")
+
+    @field_validator("agents_per_actor")
+    @classmethod
+    def _positive(cls, value: int | str) -> int | str:
+        if isinstance(value, int) and value < 1:
+            raise ValueError("agents_per_actor must be >= 1 or 'auto'")
+        return value
+
+
+class SimulationSpec(Frozen):
+    ticks: int = Field(default=100, ge=1, le=10_000_000)
+    seed: int = Field(default=0, ge=0, le=2**63 - 1)
+
+
+class CompanyConfig(Frozen):
+    company: CompanySpec
+    departments: tuple[DepartmentSpec, ...] = Field(min_length=1)
+    roles: tuple[RoleSpec, ...] = Field(min_length=1)
+    agents: tuple[AgentSpec, ...] = Field(min_length=1)
+    tools: tuple[ToolSpec, ...] = ()
+    workload: WorkloadSpec = WorkloadSpec()
+    policies: Policies = Policies()
+    runtime: RuntimeSpec = RuntimeSpec()
+    simulation: SimulationSpec = SimulationSpec()
+
+    @model_validator(mode="after")
+    def _references(self) -> CompanyConfig:
+        problems = reference_problems(self)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    def agent_count(self) -> int:
+        return sum(a.count for a in self.agents)
+
+
+def _duplicates(names: list[str]) -> list[str]:
+    return sorted(n for n, c in Counter(names).items() if c > 1)
+
+
+def reference_problems(cfg: CompanyConfig) -> list[str]:
+    """Dangling or duplicate references, each naming the field that holds it."""
+    problems: list[str] = []
+    depts = {d.id for d in cfg.departments}
+    roles = {r.id: r for r in cfg.roles}
+    tools = {t.name for t in cfg.tools}
+    task_types = {t.name for t in cfg.workload.task_types}
+    for kind, names in (
+        ("departments", [d.id for d in cfg.departments]),
+        ("roles", list(roles)),
+        ("tools", [t.name for t in cfg.tools]),
+        ("workload.task_types", [t.name for t in cfg.workload.task_types]),
+    ):
+        for dup in _duplicates(names):
+            problems.append(f"{kind}: duplicate id '{dup}'")
+    agent_ids: list[str] = []
+    agent_dept: dict[str, str] = {}
+    for i, a in enumerate(cfg.agents):
+        if a.role not in roles:
+            problems.append(f"agents[{i}].role: unknown role '{a.role}' (known: {sorted(roles)})")
+        if a.department not in depts:
+            problems.append(
+                f"agents[{i}].department: unknown department '{a.department}' "
+                f"(known: {sorted(depts)})"
+            )
+        for aid in a.expanded_ids():
+            agent_ids.append(aid)
+            agent_dept[aid] = a.department
+    for dup in _duplicates(agent_ids):
+        problems.append(f"agents: duplicate agent id '{dup}'")
+    for i, r in enumerate(cfg.roles):
+        for t in r.tools:
+            if t not in tools:
+                problems.append(f"roles[{i}].tools: unknown tool '{t}'")
+        for tt in r.task_types:
+            if tt not in task_types:
+                problems.append(f"roles[{i}].task_types: unknown task type '{tt}'")
+    for i, d in enumerate(cfg.departments):
+        if d.head is not None:
+            if d.head not in agent_dept:
+                problems.append(f"departments[{i}].head: unknown agent '{d.head}'")
+            elif agent_dept[d.head] != d.id:
+                problems.append(
+                    f"departments[{i}].head: agent '{d.head}' belongs to "
+                    f"department '{agent_dept[d.head]}', not '{d.id}'"
+                )
+    share = sum(d.budget_share for d in cfg.departments)
+    if share > 1.0 + 1e-9:
+        problems.append(f"departments: budget_share values add up to {share:.3f} > 1")
+    for i, t in enumerate(cfg.workload.task_types):
+        where = f"workload.task_types[{i}]"
+        if t.department not in depts:
+            problems.append(f"{where}.department: unknown department '{t.department}'")
+        if t.tool not in tools:
+            problems.append(f"{where}.tool: unknown tool '{t.tool}'")
+        handlers = [
+            a for a in cfg.agents
+            if a.department == t.department and a.role in roles
+            and t.name in roles[a.role].task_types
+        ]
+        if t.department in depts and not handlers:
+            problems.append(
+                f"{where}: no agent in department '{t.department}' has a role that handles "
+                f"'{t.name}'"
+            )
+    return problems

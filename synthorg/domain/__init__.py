@@ -1,0 +1,1 @@
+"""Domain values of an organisation: enums, frozen values, columnar records, seeded draws."""

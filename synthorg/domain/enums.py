@@ -1,0 +1,124 @@
+"""Closed vocabularies of the simulation. Integer values are stable: they are stored in
+columnar records and therefore in the ledger hash."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Seniority(IntEnum):
+    junior = 0
+    mid = 1
+    senior = 2
+    lead = 3
+    executive = 4
+
+
+class Autonomy(IntEnum):
+    """How much an agent may do without a human: the highest risk tier it may run alone."""
+
+    supervised = 0
+    assisted = 1
+    autonomous = 2
+    full = 3
+
+
+class RiskTier(IntEnum):
+    low = 0
+    medium = 1
+    high = 2
+    critical = 3
+
+
+class Priority(IntEnum):
+    low = 0
+    normal = 1
+    high = 2
+    critical = 3
+
+
+class DecisionType(IntEnum):
+    """Outcome of the confidence thresholds (seed 004)."""
+
+    act = 0
+    investigate = 1
+    wait = 2
+    escalate = 3
+
+
+class ActionKind(IntEnum):
+    """What the planner may return."""
+
+    none = 0
+    call_tool = 1
+    send_message = 2
+    transition = 3
+    ask_human = 4
+    finish = 5
+    fail = 6
+
+
+class WorkState(IntEnum):
+    """An agent's situation between ticks."""
+
+    idle = 0
+    working = 1
+    waiting_help = 2
+    blocked = 3
+
+
+class TaskStatus(IntEnum):
+    created = 0
+    routed = 1
+    queued = 2
+    active = 3
+    completed = 4
+    failed = 5
+
+
+class MessageKind(IntEnum):
+    assign = 0  # department -> agent, carries a task
+    delegate = 1  # lead -> report, carries a task
+    ask = 2  # agent -> colleague, help request
+    reply = 3  # colleague -> agent, help given
+    report = 4  # agent -> department head, task finished
+    handoff = 5  # agent -> head, task returned after a rejected escalation
+
+
+TASK_CARRYING = (MessageKind.assign, MessageKind.delegate, MessageKind.handoff)
+
+
+class Verdict(IntEnum):
+    allow = 0
+    deny = 1
+    escalate = 2
+
+
+class FailReason(IntEnum):
+    none = 0
+    unroutable = 1
+    deadline = 2
+    expired = 3
+    denied = 4
+    rejected = 5
+    budget = 6
+
+
+class EventKind(IntEnum):
+    task_created = 0
+    task_routed = 1
+    task_started = 2
+    tool_call = 3
+    tool_denied = 4
+    tool_escalated = 5
+    message_sent = 6
+    help_given = 7
+    goal_revised = 8
+    waited = 9
+    escalated = 10
+    approval_granted = 11
+    approval_rejected = 12
+    budget_blocked = 13
+    task_completed = 14
+    task_failed = 15
+    incident = 16

@@ -1,0 +1,85 @@
+"""Columnar records (numpy structured dtypes) for what flows between actors each tick.
+
+Messages, events and task results move in batches of thousands per tick; structured arrays
+pickle as one buffer, sort without Python loops and hash byte-for-byte. Field order and
+little-endian types are fixed: the ledger hash covers these bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TASK_DTYPE = np.dtype(
+    [
+        ("task", "<i8"),
+        ("type", "<i4"),
+        ("dept", "<i4"),
+        ("skill", "<i4"),
+        ("tool", "<i4"),
+        ("priority", "<i1"),
+        ("difficulty", "<f8"),
+        ("effort", "<f8"),
+        ("created", "<i4"),
+        ("deadline", "<i4"),
+    ]
+)
+
+MESSAGE_DTYPE = np.dtype(
+    [
+        ("src", "<i4"),  # agent index, or -(1 + dept index) for a department
+        ("seq", "<i4"),
+        ("dst", "<i4"),
+        ("kind", "<i1"),
+        ("value", "<f8"),  # help strength for replies
+        *[(f"t_{name}", TASK_DTYPE.fields[name][0]) for name in TASK_DTYPE.names or ()],
+    ]
+)
+
+EVENT_DTYPE = np.dtype(
+    [
+        ("tick", "<i4"),
+        ("actor", "<i4"),  # agent index; -(1 + dept) for departments; SYSTEM_ACTOR for the driver
+        ("seq", "<i4"),
+        ("kind", "<i1"),
+        ("task", "<i8"),
+        ("target", "<i4"),  # other agent, tool, rule or reason, by event kind
+        ("value", "<f8"),
+        ("amount", "<i8"),  # micro-USD
+    ]
+)
+
+RESULT_DTYPE = np.dtype(
+    [
+        ("task", "<i8"),
+        ("agent", "<i4"),
+        ("status", "<i1"),  # TaskStatus.completed / failed
+        ("reason", "<i1"),  # FailReason
+        ("finished", "<i4"),
+        ("started", "<i4"),
+        ("quality", "<f8"),
+        ("cost_micro", "<i8"),
+        ("turns", "<i4"),
+        ("tokens", "<i8"),
+    ]
+)
+
+SYSTEM_ACTOR = -(2**31)
+
+
+def dept_actor(dept: int) -> int:
+    return -(1 + dept)
+
+
+def task_fields_of(messages: np.ndarray) -> np.ndarray:
+    """The task carried by each message, as TASK_DTYPE rows."""
+    out = np.empty(len(messages), dtype=TASK_DTYPE)
+    for name in TASK_DTYPE.names or ():
+        out[name] = messages[f"t_{name}"]
+    return out
+
+
+def messages_carrying(tasks: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(tasks), dtype=MESSAGE_DTYPE)
+    for name in TASK_DTYPE.names or ():
+        out[f"t_{name}"] = tasks[name]
+    return out

@@ -1,0 +1,1 @@
+"""The simulation engine: agent groups stepping the loop, event buffers, task queues."""

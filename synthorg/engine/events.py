@@ -1,0 +1,73 @@
+"""Per-tick event and message buffers that number rows per actor in emission order.
+
+Sequence numbers are assigned at collection: a stable sort by actor keeps each actor's
+emission order, so an agent's events get the same seq whichever group emitted them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from synthorg.domain.enums import EventKind
+from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE
+
+
+def _number_by_actor(rows: np.ndarray, actor_field: str) -> np.ndarray:
+    order = np.argsort(rows[actor_field], kind="stable")
+    rows = rows[order]
+    actors = rows[actor_field]
+    if len(rows):
+        starts = np.r_[0, np.nonzero(actors[1:] != actors[:-1])[0] + 1]
+        run_start = np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
+        rows["seq"] = np.arange(len(rows)) - run_start
+    return rows
+
+
+class EventBuffer:
+    def __init__(self, tick: int) -> None:
+        self.tick = tick
+        self._chunks: list[np.ndarray] = []
+
+    def add(self, kind: EventKind, actors: np.ndarray, tasks: np.ndarray | int = -1,
+            target: np.ndarray | int = -1, value: np.ndarray | float = 0.0,
+            amount: np.ndarray | int = 0) -> None:
+        n = len(actors)
+        if n == 0:
+            return
+        rows = np.empty(n, dtype=EVENT_DTYPE)
+        rows["tick"] = self.tick
+        rows["actor"] = actors
+        rows["seq"] = 0
+        rows["kind"] = kind
+        rows["task"] = tasks
+        rows["target"] = target
+        rows["value"] = value
+        rows["amount"] = amount
+        self._chunks.append(rows)
+
+    def add_one(self, kind: EventKind, actor: int, task: int = -1, target: int = -1,
+                value: float = 0.0, amount: int = 0) -> None:
+        rows = np.empty(1, dtype=EVENT_DTYPE)
+        rows[0] = (self.tick, actor, 0, kind, task, target, value, amount)
+        self._chunks.append(rows)
+
+    def collect(self) -> np.ndarray:
+        """All rows sorted by (actor, seq)."""
+        if not self._chunks:
+            return np.zeros(0, dtype=EVENT_DTYPE)
+        return _number_by_actor(np.concatenate(self._chunks), "actor")
+
+
+class MessageBuffer:
+    def __init__(self) -> None:
+        self._chunks: list[np.ndarray] = []
+
+    def add(self, rows: np.ndarray) -> None:
+        if len(rows):
+            self._chunks.append(rows)
+
+    def collect(self) -> np.ndarray:
+        """All messages sorted by (src, seq)."""
+        if not self._chunks:
+            return np.zeros(0, dtype=MESSAGE_DTYPE)
+        return _number_by_actor(np.concatenate(self._chunks), "src")

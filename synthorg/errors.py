@@ -1,0 +1,39 @@
+"""Three families of errors: misuse, run failure, control signals (DESIGN.md)."""
+
+from __future__ import annotations
+
+
+class SynthorgError(Exception):
+    """Base of every error synthorg raises on purpose."""
+
+
+class MisuseError(SynthorgError):
+    """Bad configuration or input. The message names the field, line or file."""
+
+
+class ConfigError(MisuseError):
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(f"invalid config {source}:\n{lines}")
+
+
+class RunFailure(SynthorgError):
+    """A simulation run could not complete; it is recorded, never silent."""
+
+
+class LoopTransitionError(RunFailure):
+    """A loop phase or agent work-state transition that the state machine forbids."""
+
+
+class ControlSignal(SynthorgError):
+    """Not an error of the user or the code: the run must pause or stop (approval, budget)."""
+
+
+class BudgetExceeded(ControlSignal):
+    pass
+
+
+class ApprovalRequired(ControlSignal):
+    pass

@@ -1,0 +1,1 @@
+"""The ledger: events in deterministic order, hashed, streamed to disk."""

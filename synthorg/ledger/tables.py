@@ -1,0 +1,101 @@
+"""events.parquet, tasks.parquet and agents.parquet, built from the ledger's part files with
+ids and enum names in place of indices."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from synthorg.domain.enums import (
+    Autonomy,
+    EventKind,
+    FailReason,
+    Priority,
+    Seniority,
+    TaskStatus,
+    WorkState,
+)
+from synthorg.domain.records import EVENT_DTYPE, RESULT_DTYPE, SYSTEM_ACTOR, TASK_DTYPE, dept_actor
+from synthorg.ledger.ledger import frame_of
+from synthorg.org.directory import MICRO, OrgDirectory
+
+
+def _names(enum: type) -> dict[int, str]:
+    return {int(m): m.name for m in enum}  # type: ignore[attr-defined]
+
+
+def _scan(files: list[Path], dtype: np.dtype) -> pl.LazyFrame:
+    if files:
+        return pl.scan_parquet(files)
+    return frame_of(np.zeros(0, dtype)).lazy()
+
+
+def actor_names(d: OrgDirectory) -> dict[int, str]:
+    names = {i: a for i, a in enumerate(d.agent_ids)}
+    names.update({dept_actor(k): f"dept:{dep}" for k, dep in enumerate(d.dept_ids)})
+    names[SYSTEM_ACTOR] = "driver"
+    return names
+
+
+def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
+    (
+        _scan(files, EVENT_DTYPE)
+        .with_columns(
+            pl.col("actor").alias("actor_index"),
+            pl.col("actor").replace_strict(actor_names(d), return_dtype=pl.String),
+            pl.col("kind").replace_strict(_names(EventKind), return_dtype=pl.String),
+            (pl.col("amount") / MICRO).alias("amount_usd"),
+        )
+        .drop("amount")
+        .sink_parquet(out / "events.parquet")
+    )
+
+
+def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirectory) -> pl.DataFrame:
+    """Writes tasks.parquet; returns per-status counts and quality for the summary."""
+    res = _scan(results, RESULT_DTYPE).rename({"status": "status_code"})
+    agents = dict(enumerate(d.agent_ids))
+    frame = (
+        _scan(created, TASK_DTYPE)
+        .join(res, on="task", how="left")
+        .with_columns(
+            pl.col("type").replace_strict(dict(enumerate(d.type_ids)), return_dtype=pl.String),
+            pl.col("dept").replace_strict(dict(enumerate(d.dept_ids)), return_dtype=pl.String)
+            .alias("department"),
+            pl.col("skill").replace_strict(dict(enumerate(d.skill_ids)), return_dtype=pl.String),
+            pl.col("tool").replace_strict(dict(enumerate(d.tool_ids)), return_dtype=pl.String),
+            pl.col("priority").replace_strict(_names(Priority), return_dtype=pl.String),
+            pl.col("status_code").replace_strict(_names(TaskStatus), default="open",
+                                                 return_dtype=pl.String).alias("status"),
+            pl.col("reason").replace_strict(_names(FailReason), default=None,
+                                            return_dtype=pl.String).alias("fail_reason"),
+            pl.col("agent").replace_strict(agents, default=None, return_dtype=pl.String),
+            (pl.col("cost_micro") / MICRO).alias("cost_usd"),
+            (pl.col("finished") - pl.col("started")).alias("duration_ticks"),
+            (pl.col("finished") - pl.col("created")).alias("lead_time_ticks"),
+        )
+        .drop("dept", "status_code", "reason", "cost_micro")
+        .sort("task")
+        .collect()
+    )
+    frame.write_parquet(out / "tasks.parquet")
+    return frame
+
+
+def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory) -> pl.DataFrame:
+    merged = {k: np.concatenate([r[k] for r in rows]) for k in rows[0]}
+    idx = merged["agent_index"]
+    frame = pl.DataFrame({
+        "agent": [d.agent_ids[i] for i in idx],
+        "department": [d.dept_ids[k] for k in d.agent_dept[idx]],
+        "role": [d.role_ids[k] for k in d.agent_role[idx]],
+        "seniority": [Seniority(int(s)).name for s in d.seniority[idx]],
+        "autonomy": [Autonomy(int(a)).name for a in d.autonomy[idx]],
+        "state": [WorkState(int(s)).name for s in merged.pop("state")],
+        **{k: v for k, v in merged.items() if k != "cost"},
+        "cost_usd": merged["cost"] / MICRO,
+    }).sort("agent_index")
+    frame.write_parquet(out / "agents.parquet")
+    return frame

@@ -1,0 +1,1 @@
+"""The teleological loop: phases, strategy protocols and their deterministic implementation."""

@@ -1,0 +1,92 @@
+"""Deterministic strategies: seeded, no LLM. Outcomes depend on skill, seniority, difficulty,
+load and help, so the organisation behaves like one: overloaded agents lose confidence,
+seniors take on harder work, help raises competence but costs a tick on both sides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from synthorg.config.models import Policies
+from synthorg.domain.decision import decide_many
+from synthorg.domain.enums import ActionKind, DecisionType, Priority
+from synthorg.domain.rng import Stream, uniform
+from synthorg.loop.protocols import Evaluation, Plan, WorkBatch
+from synthorg.org.directory import SENIORITY_BONUS
+
+RUSH_SPEEDUP = 1.3
+RUSH_QUALITY_COST = 0.1
+WAIT_CONFIDENCE_GAIN = 0.08
+
+
+@dataclass(frozen=True)
+class SeededEvaluator:
+    key: np.uint64
+    policies: Policies
+
+    def evaluate(self, batch: WorkBatch) -> Evaluation:
+        competence = (
+            batch.skill + SENIORITY_BONUS[batch.seniority] + batch.help_bonus + batch.guidance
+        )
+        noise = uniform(self.key, batch.agents, batch.tick, Stream.confidence) - 0.5
+        load = np.minimum(batch.queue_len, 10) * self.policies.work.load_penalty
+        confidence = np.clip(
+            0.5 + (competence - batch.tasks["difficulty"]) + 0.3 * noise - load
+            + WAIT_CONFIDENCE_GAIN * batch.wait_streak,
+            0.0, 1.0,
+        )
+        rate = (0.5 + competence) * np.where(batch.rushed, RUSH_SPEEDUP, 1.0)
+        remaining = batch.tasks["effort"] - batch.progress
+        slack = (batch.tasks["deadline"] - batch.tick) - remaining / rate
+        return Evaluation(competence=competence, confidence=confidence, rate=rate, slack=slack)
+
+
+@dataclass(frozen=True)
+class DeadlineReviser:
+    """Near the deadline, replace the goal by a rushed one: faster, lower quality."""
+
+    policies: Policies
+
+    def revise(self, batch: WorkBatch, evaluation: Evaluation) -> np.ndarray:
+        return ~batch.rushed & (evaluation.slack < self.policies.work.rush_slack_ticks)
+
+
+@dataclass(frozen=True)
+class ThresholdPlanner:
+    policies: Policies
+    has_helper: np.ndarray  # bool per agent row of the batch: someone to ask exists
+
+    def plan(self, batch: WorkBatch, evaluation: Evaluation) -> Plan:
+        p = self.policies
+        critical = batch.tasks["priority"] == Priority.critical
+        decision = decide_many(evaluation.confidence, critical, p.decision)
+        action = np.full(len(batch), ActionKind.call_tool, dtype=np.int8)
+        may_ask = (batch.asks < p.collaboration.max_help_requests_per_task) & self.has_helper
+        action[(decision == DecisionType.investigate) & may_ask] = ActionKind.send_message
+        action[decision == DecisionType.wait] = ActionKind.none
+        action[decision == DecisionType.escalate] = ActionKind.ask_human
+        action[batch.progress >= batch.tasks["effort"]] = ActionKind.finish
+        overdue = batch.tick > batch.tasks["deadline"] + p.work.deadline_grace_ticks
+        action[overdue & (action != ActionKind.finish)] = ActionKind.fail
+        return Plan(action=action, decision=decision)
+
+
+@dataclass(frozen=True)
+class BudgetConstraint:
+    policies: Policies
+    dept_budget_micro: np.ndarray
+
+    def blocked(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray) -> np.ndarray:
+        if not self.policies.budget.enforce:
+            return np.zeros(len(batch), dtype=bool)
+        over = dept_spent[batch.dept] >= self.dept_budget_micro[batch.dept]
+        return (plan.action == ActionKind.call_tool) & over
+
+
+def task_quality(key: np.uint64, batch: WorkBatch, evaluation: Evaluation) -> np.ndarray:
+    """Quality of one tick of work, in [0, 1]."""
+    noise = uniform(key, batch.agents, batch.tick, Stream.quality) - 0.5
+    q = (0.35 + 0.6 * evaluation.competence - 0.3 * batch.tasks["difficulty"] + 0.1 * noise
+         - RUSH_QUALITY_COST * batch.rushed)
+    return np.clip(q, 0.0, 1.0)

@@ -1,0 +1,64 @@
+"""Strategy protocols of the loop. They work on a batch of agents at once: the deterministic
+implementation is vectorised, an LLM implementation fans out concurrent requests. The loop
+around them is the same in both modes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class WorkBatch:
+    """What the working agents perceive this tick (one row per agent)."""
+
+    tick: int
+    agents: np.ndarray  # global agent index
+    seniority: np.ndarray
+    dept: np.ndarray
+    skill: np.ndarray  # level in the task's required skill
+    tasks: np.ndarray  # TASK_DTYPE rows of the current task
+    progress: np.ndarray
+    asks: np.ndarray  # help requests already made for this task
+    help_bonus: np.ndarray
+    guidance: np.ndarray
+    rushed: np.ndarray
+    wait_streak: np.ndarray
+    queue_len: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.agents)
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    competence: np.ndarray
+    confidence: np.ndarray
+    rate: np.ndarray  # work units per tick if the agent acts
+    slack: np.ndarray  # ticks to spare at the deadline at the current rate
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    action: np.ndarray  # ActionKind per agent
+    decision: np.ndarray  # DecisionType per agent (meaningful where a decision was taken)
+
+
+class Evaluator(Protocol):
+    def evaluate(self, batch: WorkBatch) -> Evaluation: ...
+
+
+class Reviser(Protocol):
+    def revise(self, batch: WorkBatch, evaluation: Evaluation) -> np.ndarray:
+        """A boolean mask of agents whose goal is replaced by a revised one (rush)."""
+
+
+class Planner(Protocol):
+    def plan(self, batch: WorkBatch, evaluation: Evaluation) -> Plan: ...
+
+
+class ConstraintChecker(Protocol):
+    def blocked(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray) -> np.ndarray:
+        """A boolean mask of planned tool calls that constraints forbid this tick."""

@@ -1,0 +1,1 @@
+"""The organisation: its static directory, workload arrivals and department routing."""

@@ -1,0 +1,1 @@
+"""Running a simulation: the driver that owns the clock, backends, results."""
