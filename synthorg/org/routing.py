@@ -55,18 +55,23 @@ class Department:
         d = self._dir
         events = EventBuffer(tick)
         assigned = np.full(len(tasks), -1, dtype=np.int32)
-        extra: dict[int, int] = {}
-        for i, task in enumerate(tasks):
-            cands = d.handlers.get((self.dept, int(task["type"])), np.zeros(0, np.int32))
+        # candidates and their strength per task type; loads count this tick's assignments
+        pools: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        load_now = loads.astype(np.float64)
+        types, skills = tasks["type"].tolist(), tasks["skill"].tolist()
+        difficulty = tasks["difficulty"].tolist()
+        for i, ttype in enumerate(types):
+            pool = pools.get(ttype)
+            if pool is None:
+                cands = d.handlers.get((self.dept, ttype), np.zeros(0, np.int32))
+                strength = d.skills[cands, skills[i]] + SENIORITY_BONUS[d.seniority[cands]]
+                pool = pools[ttype] = (cands, strength)
+            cands, strength = pool
             if len(cands) == 0:
                 continue
-            skill = d.skills[cands, task["skill"]] + SENIORITY_BONUS[d.seniority[cands]]
-            load = loads[cands].astype(np.float64)
-            if extra:
-                load = load + np.array([extra.get(int(a), 0) for a in cands])
-            agent = int(cands[self._strategy.choose(cands, skill, load, float(task["difficulty"]))])
-            assigned[i] = agent
-            extra[agent] = extra.get(agent, 0) + 1
+            pick = self._strategy.choose(cands, strength, load_now[cands], difficulty[i])
+            assigned[i] = cands[pick]
+            load_now[cands[pick]] += 1.0
         ok = assigned >= 0
         messages = messages_carrying(tasks[ok])
         messages["src"] = self.actor

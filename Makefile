@@ -1,0 +1,33 @@
+# Two commands do all set-up on a fresh Debian machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+CONFIG ?= templates/companies/startup.yaml
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test test-fast lint bench clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -m venv --help >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq python3-venv)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $@
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/synthorg run $(CONFIG) --out out/default
+
+test: install
+	$(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check synthorg actors sandbox tests benchmarks
+	$(BIN)/mypy
+
+bench: install
+	$(BIN)/synthorg bench
+
+clean:
+	rm -rf out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,98 @@
+"""The Ray backend: department, agent-group, SecOps and ledger actors, named by role so the
+dashboard shows the organisation."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+from actors.hosts import AgentGroupActor, DepartmentActor, LedgerActor, SecOpsActor
+from synthorg.ledger.ledger import LedgerTotals
+from synthorg.sim.backend import RunPlan, TickReport
+
+LEDGER_LAG_TICKS = 2  # how far groups may run ahead of the ledger before the driver waits
+
+
+_dashboard: dict[str, str | None] = {"url": None}
+
+
+def ensure_ray(address: str | None = None, dashboard: bool = False) -> int:
+    """Connect to (or start) Ray; returns the cluster's CPU count."""
+    if not ray.is_initialized():
+        context = ray.init(address=address, include_dashboard=dashboard,
+                           logging_level=logging.ERROR, log_to_driver=False)
+        _dashboard["url"] = context.dashboard_url or None
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def dashboard_url() -> str | None:
+    return _dashboard["url"]
+
+
+class RayBackend:
+    def __init__(self, plan: RunPlan) -> None:
+        d = plan.directory
+        ns = f"synthorg-{plan.run_id}"
+        here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
+        cfg_ref, dir_ref = ray.put(plan.config), ray.put(d)
+        self.ledger = LedgerActor.options(  # type: ignore[attr-defined]
+            name="ledger", namespace=ns, scheduling_strategy=here
+        ).remote(str(plan.run_dir), plan.sources)
+        self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
+            name="secops", namespace=ns).remote(cfg_ref, dir_ref)
+        self.departments = [
+            DepartmentActor.options(  # type: ignore[attr-defined]
+                name=f"dept:{dept}", namespace=ns).remote(dir_ref, k)
+            for k, dept in enumerate(d.dept_ids)
+        ]
+        self.groups = [
+            AgentGroupActor.options(  # type: ignore[attr-defined]
+                name=f"agent-group:{i}", namespace=ns, scheduling_strategy="SPREAD"
+            ).remote(cfg_ref, dir_ref, int(plan.key), lo, hi, self.secops, self.ledger)
+            for i, (lo, hi) in enumerate(plan.group_bounds)
+        ]
+        self._appends: list[list[ray.ObjectRef]] = []
+        self._driver_appends: list[ray.ObjectRef] = []
+
+    def tick(self, tick: int, arrivals: list[np.ndarray], inboxes: list[np.ndarray],
+             loads: np.ndarray, dept_spent: np.ndarray) -> TickReport:
+        loads_ref, spent_ref = ray.put(loads), ray.put(dept_spent)
+        routed = [dept.route.remote(tick, tasks, loads_ref)
+                  for dept, tasks in zip(self.departments, arrivals, strict=True)]
+        stepped = [g.step.remote(tick, inbox, loads_ref, spent_ref)
+                   for g, inbox in zip(self.groups, inboxes, strict=True)]
+        routed_out = ray.get(routed)
+        stepped_out = ray.get(stepped)
+        self._appends.append([ref for s in stepped_out for ref in s[3]])
+        if len(self._appends) > LEDGER_LAG_TICKS:
+            ray.get(self._appends.pop(0))
+        return TickReport(
+            dept_messages=[r[0] for r in routed_out],
+            dept_events=[r[1] for r in routed_out],
+            dept_failed=[r[2] for r in routed_out],
+            group_messages=[s[0] for s in stepped_out],
+            group_loads=[s[1] for s in stepped_out],
+            group_spend=[s[2] for s in stepped_out],
+        )
+
+    def record(self, tick: int, events: np.ndarray, results: np.ndarray,
+               created: np.ndarray) -> None:
+        self._driver_appends = [self.ledger.append.remote(tick, events, results, created)]
+
+    def totals(self) -> LedgerTotals:
+        ray.get([ref for refs in self._appends for ref in refs] + self._driver_appends)
+        self._appends.clear()
+        return ray.get(self.ledger.totals.remote())  # type: ignore[no-any-return]
+
+    def agent_rows(self) -> list[dict[str, np.ndarray]]:
+        return ray.get([g.agent_rows.remote() for g in self.groups])  # type: ignore[no-any-return]
+
+    def open_task_ids(self) -> list[int]:
+        return [t for ids in ray.get([g.open_task_ids.remote() for g in self.groups]) for t in ids]
+
+    def close(self) -> None:
+        for handle in [*self.groups, *self.departments, self.secops, self.ledger]:
+            ray.kill(handle)

@@ -1,0 +1,1 @@
+"""The `synthorg` command line."""

@@ -1,0 +1,148 @@
+"""`synthorg`: run, validate, schema, replay. Exit 0 ok, 2 bad input, 1 failed run."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from synthorg.cli.render import RunProgress, dashboard_hint, summary_table
+from synthorg.config.loader import load_config
+from synthorg.config.models import CompanyConfig
+from synthorg.errors import MisuseError, SynthorgError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Simulate organisations run by AI agents.")
+console = Console(stderr=True)
+out_console = Console()
+
+EXIT_OK, EXIT_FAILED, EXIT_MISUSE = 0, 1, 2
+
+ConfigArg = Annotated[Path, typer.Argument(help="company config YAML")]
+SetOpt = Annotated[list[str] | None, typer.Option(
+    "--set", help="override a config value: dotted.path=value (repeatable)")]
+
+
+def _fail(message: str, code: int) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    return typer.Exit(code)
+
+
+def _load(config: Path, overrides: list[str] | None) -> CompanyConfig:
+    try:
+        return load_config(config, overrides or [])
+    except MisuseError as exc:
+        raise _fail(str(exc), EXIT_MISUSE) from None
+
+
+def _start_ray(cfg: CompanyConfig, address: str | None) -> None:
+    if cfg.runtime.backend != "ray":
+        return
+    from actors.ray_backend import dashboard_url, ensure_ray
+
+    with console.status("starting Ray" if address is None else f"connecting to Ray at {address}"):
+        ensure_ray(address, dashboard=True)
+    console.print(dashboard_hint(dashboard_url()))
+
+
+def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path,
+              address: str | None) -> object:
+    from synthorg.sim.simulation import Simulation
+
+    _start_ray(cfg, address)
+    sim = Simulation(cfg, seed=seed, out=out, address=address)
+    total = ticks or cfg.simulation.ticks
+    with RunProgress(console, total) as progress:
+        return sim.run(ticks=ticks, on_tick=progress.update)
+
+
+@app.command()
+def run(
+    config: ConfigArg,
+    seed: Annotated[int | None, typer.Option(min=0, help="root seed (default: the config's)")] = None,
+    ticks: Annotated[int | None, typer.Option(min=1, help="ticks to simulate")] = None,
+    out: Annotated[Path | None, typer.Option(help="run directory for outputs")] = None,
+    set_: SetOpt = None,
+    address: Annotated[str | None, typer.Option(help="Ray cluster address (default: local)")] = None,
+) -> None:
+    """Run one simulation and write summary.json, events/tasks/agents parquet."""
+    cfg = _load(config, set_)
+    seed_used = cfg.simulation.seed if seed is None else seed
+    out = out or Path("out") / f"{config.stem}-seed{seed_used}"
+    result = _simulate(cfg, seed, ticks, out, address)
+    summary = result.summary  # type: ignore[attr-defined]
+    out_console.print(summary_table(summary, out))
+    if not summary.conservation_ok:
+        raise _fail("task conservation violated: created != completed + failed + open",
+                    EXIT_FAILED)
+
+
+@app.command()
+def validate(config: ConfigArg, set_: SetOpt = None) -> None:
+    """Check a config; print what it describes."""
+    cfg = _load(config, set_)
+    out_console.print(
+        f"[green]ok[/] {config}: {cfg.company.name}, {cfg.agent_count()} agents in "
+        f"{len(cfg.departments)} departments, {len(cfg.workload.task_types)} task types"
+    )
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the config."""
+    print(json.dumps(CompanyConfig.model_json_schema(), indent=2))
+
+
+@app.command()
+def replay(
+    run_dir: Annotated[Path, typer.Argument(help="a run directory written by `synthorg run`")],
+    address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+) -> None:
+    """Re-run a run's resolved config and seed; exit 0 if ledger_sha256 matches, 1 if not."""
+    resolved, summary_file = run_dir / "config.resolved.yaml", run_dir / "summary.json"
+    for f in (resolved, summary_file):
+        if not f.is_file():
+            raise _fail(f"{f}: not found (is {run_dir} a run directory?)", EXIT_MISUSE)
+    try:
+        recorded = json.loads(summary_file.read_text())
+        expected = recorded["ledger_sha256"]
+    except (ValueError, KeyError):
+        raise _fail(f"{summary_file}: not a synthorg summary", EXIT_MISUSE) from None
+    cfg = _load(resolved, None)
+    with tempfile.TemporaryDirectory(prefix="synthorg-replay-") as tmp:
+        result = _simulate(cfg, cfg.simulation.seed, cfg.simulation.ticks, Path(tmp), address)
+    got = result.summary.ledger_sha256  # type: ignore[attr-defined]
+    if got != expected:
+        out_console.print(f"[red]differs[/]: recorded {expected}, replayed {got}")
+        raise typer.Exit(EXIT_FAILED)
+    out_console.print(f"[green]identical[/]: ledger_sha256 {got}")
+
+
+def main() -> None:
+    debug = bool(os.environ.get("SYNTHORG_DEBUG"))
+    try:
+        app(standalone_mode=True)
+    except SystemExit:
+        raise
+    except MisuseError as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(EXIT_MISUSE)
+    except KeyboardInterrupt:
+        console.print("[yellow]interrupted[/]")
+        sys.exit(130)
+    except (SynthorgError, Exception) as exc:  # a failed run: say what, no traceback
+        if debug:
+            raise
+        console.print(f"[bold red]run failed:[/] {type(exc).__name__}: {exc}\n"
+                      "(set SYNTHORG_DEBUG=1 for the traceback)", highlight=False)
+        sys.exit(EXIT_FAILED)
+
+
+if __name__ == "__main__":
+    main()

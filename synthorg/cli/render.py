@@ -1,0 +1,71 @@
+"""Rich output: the progress bar, the closing summary table, the dashboard hint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from synthorg.sim.summary import Summary
+
+TOKEN_FILE = Path.home() / ".ray" / "auth_token"
+
+
+class RunProgress:
+    def __init__(self, console: Console, total: int) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]ticks"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            console=console, transient=False,
+        )
+        self._task = self._progress.add_task("ticks", total=total)
+
+    def __enter__(self) -> RunProgress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self._progress.stop()
+
+    def update(self, done: int, total: int) -> None:
+        self._progress.update(self._task, completed=done, total=total)
+
+
+def dashboard_hint(url: str | None) -> str:
+    if not url:
+        return "Ray dashboard: not started here (connected to an existing cluster?)"
+    return (
+        f"Ray dashboard: [link]http://{url}[/link] (actors are named agent-group:N, dept:NAME, "
+        f"secops, ledger).\n  Token auth is on by default in Ray 2.60: paste the token from "
+        f"{TOKEN_FILE} when the page asks, or start with RAY_AUTH_MODE=disabled.\n"
+        "  The dashboard lives only as long as this run unless you use a cluster "
+        "(ray start --head, then --address)."
+    )
+
+
+def summary_table(s: Summary, out: Path) -> Table:
+    table = Table(title=f"{s.company} — seed {s.seed}, {s.ticks} ticks, {s.agents} agents "
+                        f"({s.backend}, {s.groups} groups)", show_header=False)
+    table.add_column("metric", style="bold")
+    table.add_column("value", justify="right")
+    rows = [
+        ("tasks created / completed / failed / open",
+         f"{s.tasks_created} / {s.tasks_completed} / {s.tasks_failed} / {s.tasks_open}"),
+        ("mean quality of completed", f"{s.mean_quality:.3f}"),
+        ("tool calls (denied / escalated)",
+         f"{s.tool_calls} ({s.tool_calls_denied} / {s.tool_calls_escalated})"),
+        ("messages (help requests / delegations)",
+         f"{s.messages} ({s.help_requests} / {s.delegations})"),
+        ("escalations / approvals", f"{s.escalations} / {s.approvals}"),
+        ("cost", f"${s.cost_usd:,.2f}"),
+        ("agent-steps per second", f"{s.agent_steps_per_second:,.0f}"),
+        ("wall seconds (ticks only)", f"{s.wall_seconds:.2f} ({s.tick_seconds:.2f})"),
+        ("ledger_sha256", s.ledger_sha256),
+        ("outputs", str(out)),
+    ]
+    for k, v in rows:
+        table.add_row(k, v)
+    return table
