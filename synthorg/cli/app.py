@@ -17,9 +17,9 @@ from synthorg.config.loader import load_config
 from synthorg.config.models import CompanyConfig
 from synthorg.errors import MisuseError, SynthorgError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Simulate organisations run by AI agents.")
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)
 out_console = Console()
 
 EXIT_OK, EXIT_FAILED, EXIT_MISUSE = 0, 1, 2
