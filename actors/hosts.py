@@ -48,6 +48,15 @@ class LedgerActor:
     def totals(self) -> LedgerTotals:
         return self._ledger.totals()
 
+    def state(self) -> dict[str, object]:
+        return self._ledger.state()
+
+    def restore(self, state: dict[str, object]) -> None:
+        self._ledger.restore(state)
+
+    def record_incident(self, tick: int, rows: np.ndarray) -> None:
+        self._ledger.record_incident(tick, rows)
+
 
 @ray.remote(num_cpus=0)
 class DepartmentActor:
@@ -81,3 +90,14 @@ class AgentGroupActor:
 
     def agent_rows(self) -> dict[str, np.ndarray]:
         return self._group.agent_rows()
+
+    def state_dict(self) -> dict[str, object]:
+        return self._group.state_dict()
+
+    def load_state(self, state: dict[str, object]) -> None:
+        self._group.load_state(state)
+
+    def pid(self) -> int:
+        import os
+
+        return os.getpid()

@@ -10,6 +10,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.hosts import AgentGroupActor, DepartmentActor, LedgerActor, SecOpsActor
+from synthorg.errors import ActorCrashed
 from synthorg.ledger.ledger import LedgerTotals
 from synthorg.sim.backend import RunPlan, TickReport
 
@@ -64,11 +65,14 @@ class RayBackend:
                   for dept, tasks in zip(self.departments, arrivals, strict=True)]
         stepped = [g.step.remote(tick, inbox, loads_ref, spent_ref)
                    for g, inbox in zip(self.groups, inboxes, strict=True)]
-        routed_out = ray.get(routed)
-        stepped_out = ray.get(stepped)
-        self._appends.append([ref for s in stepped_out for ref in s[3]])
-        if len(self._appends) > LEDGER_LAG_TICKS:
-            ray.get(self._appends.pop(0))
+        try:
+            routed_out = ray.get(routed)
+            stepped_out = ray.get(stepped)
+            self._appends.append([ref for s in stepped_out for ref in s[3]])
+            if len(self._appends) > LEDGER_LAG_TICKS:
+                ray.get(self._appends.pop(0))
+        except ray.exceptions.RayError as exc:
+            raise ActorCrashed(f"tick {tick}: {type(exc).__name__}: {_first_line(exc)}") from exc
         return TickReport(
             dept_messages=[r[0] for r in routed_out],
             dept_events=[r[1] for r in routed_out],
@@ -83,8 +87,7 @@ class RayBackend:
         self._driver_appends = [self.ledger.append.remote(tick, events, results, created)]
 
     def totals(self) -> LedgerTotals:
-        ray.get([ref for refs in self._appends for ref in refs] + self._driver_appends)
-        self._appends.clear()
+        self._drain()
         return ray.get(self.ledger.totals.remote())  # type: ignore[no-any-return]
 
     def agent_rows(self) -> list[dict[str, np.ndarray]]:
@@ -93,6 +96,34 @@ class RayBackend:
     def open_task_ids(self) -> list[int]:
         return [t for ids in ray.get([g.open_task_ids.remote() for g in self.groups]) for t in ids]
 
+    def snapshot(self) -> tuple[list[dict[str, object]], dict[str, object]]:
+        self._drain()
+        groups = ray.get([g.state_dict.remote() for g in self.groups])
+        return groups, ray.get(self.ledger.state.remote())
+
+    def restore(self, groups: list[dict[str, object]], ledger: dict[str, object]) -> None:
+        ray.get([g.load_state.remote(st) for g, st in zip(self.groups, groups, strict=True)]
+                + [self.ledger.restore.remote(ledger)])
+        self._appends.clear()
+        self._driver_appends = []
+
+    def record_incident(self, tick: int, rows: np.ndarray) -> None:
+        ray.get(self.ledger.record_incident.remote(tick, rows))
+
+    def group_pids(self) -> list[int]:
+        return ray.get([g.pid.remote() for g in self.groups])  # type: ignore[no-any-return]
+
+    def _drain(self) -> None:
+        ray.get([ref for refs in self._appends for ref in refs] + self._driver_appends)
+        self._appends.clear()
+
     def close(self) -> None:
         for handle in [*self.groups, *self.departments, self.secops, self.ledger]:
-            ray.kill(handle)
+            try:
+                ray.kill(handle)
+            except ray.exceptions.RayError:
+                pass  # already gone
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [""])[0][:200]

@@ -23,6 +23,19 @@ class RunFailure(SynthorgError):
     """A simulation run could not complete; it is recorded, never silent."""
 
 
+class ActorCrashed(RunFailure):
+    """A worker process hosting part of the simulation died; the run rolls back and goes on."""
+
+
+class Interrupted(RunFailure):
+    """SIGINT/SIGTERM: a checkpoint was written; `synthorg resume` continues the run."""
+
+    def __init__(self, run_dir: str, tick: int) -> None:
+        self.run_dir, self.tick = run_dir, tick
+        super().__init__(f"interrupted at tick {tick}; checkpoint written. "
+                         f"Continue with: synthorg resume {run_dir}")
+
+
 class LoopTransitionError(RunFailure):
     """A loop phase or agent work-state transition that the state machine forbids."""
 

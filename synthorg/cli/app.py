@@ -52,14 +52,26 @@ def _start_ray(cfg: CompanyConfig, address: str | None) -> None:
 
 
 def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path,
-              address: str | None) -> object:
+              address: str | None, mode: str = "run", parent: Path | None = None,
+              at_tick: int = 0) -> object:
+    from synthorg.errors import Interrupted
     from synthorg.sim.simulation import Simulation
 
     _start_ray(cfg, address)
     sim = Simulation(cfg, seed=seed, out=out, address=address)
     total = ticks or cfg.simulation.ticks
-    with RunProgress(console, total) as progress:
-        return sim.run(ticks=ticks, on_tick=progress.update)
+    try:
+        with RunProgress(console, total) as progress:
+            if mode == "resume":
+                return sim.resume(on_tick=progress.update)
+            if mode == "fork" and parent is not None:
+                return sim.fork(parent, at_tick, ticks=ticks, on_tick=progress.update)
+            return sim.run(ticks=ticks, on_tick=progress.update)
+    except Interrupted as stop:
+        console.print(f"[yellow]{stop}[/]")
+        raise typer.Exit(130) from None
+    except MisuseError as exc:
+        raise _fail(str(exc), EXIT_MISUSE) from None
 
 
 @app.command()
@@ -70,17 +82,47 @@ def run(
     out: Annotated[Path | None, typer.Option(help="run directory for outputs")] = None,
     set_: SetOpt = None,
     address: Annotated[str | None, typer.Option(help="Ray cluster address (default: local)")] = None,
+    from_: Annotated[Path | None, typer.Option(
+        "--from", help="fork: start from another run's checkpoint (with --at-tick)")] = None,
+    at_tick: Annotated[int | None, typer.Option(min=0, help="fork at this checkpoint tick")] = None,
 ) -> None:
-    """Run one simulation and write summary.json, events/tasks/agents parquet."""
-    cfg = _load(config, set_)
+    """Run one simulation and write summary.json, events/tasks/agents parquet.
+
+    With --from DIR --at-tick T, CONFIG is ignored in favour of DIR's resolved config (plus
+    --set): a counterfactual fork of DIR at tick T."""
+    if (from_ is None) != (at_tick is None):
+        raise _fail("--from and --at-tick go together", EXIT_MISUSE)
+    if from_ is not None:
+        cfg = _load(from_ / "config.resolved.yaml", set_)
+        seed = cfg.simulation.seed if seed is None else seed
+    else:
+        cfg = _load(config, set_)
     seed_used = cfg.simulation.seed if seed is None else seed
     out = out or Path("out") / f"{config.stem}-seed{seed_used}"
-    result = _simulate(cfg, seed, ticks, out, address)
+    if from_ is not None and out.resolve() == from_.resolve():
+        raise _fail("a fork needs its own --out directory", EXIT_MISUSE)
+    result = _simulate(cfg, seed, ticks, out, address, mode="fork" if from_ else "run",
+                       parent=from_, at_tick=at_tick or 0)
     summary = result.summary  # type: ignore[attr-defined]
     out_console.print(summary_table(summary, out))
     if not summary.conservation_ok:
         raise _fail("task conservation violated: created != completed + failed + open",
                     EXIT_FAILED)
+
+
+@app.command()
+def resume(
+    run_dir: Annotated[Path, typer.Argument(help="an interrupted run directory")],
+    address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+) -> None:
+    """Continue an interrupted run from its last checkpoint."""
+    resolved = run_dir / "config.resolved.yaml"
+    if not resolved.is_file():
+        raise _fail(f"{resolved}: not found (is {run_dir} a run directory?)", EXIT_MISUSE)
+    cfg = _load(resolved, None)
+    result = _simulate(cfg, cfg.simulation.seed, cfg.simulation.ticks, run_dir, address,
+                       mode="resume")
+    out_console.print(summary_table(result.summary, run_dir))  # type: ignore[attr-defined]
 
 
 @app.command()

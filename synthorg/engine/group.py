@@ -7,6 +7,7 @@ hand-overs, never over all agents.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -440,6 +441,23 @@ class AgentGroup:
         results.append((tid, self.lo + local, TaskStatus.failed, reason, tick, tick, 0.0, 0, 0, 0))
         self.stats["failed"][local] += 1
         ev.add_one(EventKind.task_failed, self.lo + local, tid, int(reason))
+
+    # ---- checkpoints ---------------------------------------------------------------------
+    _MUTABLE = ("state", "skills", "cur", "progress", "quality_sum", "worked", "turns", "cost",
+                "started", "asks", "denials", "help_bonus", "guidance", "rushed", "approved",
+                "blocked_until", "wait_streak", "queues", "stats", "quality_total")
+
+    def state_dict(self) -> dict[str, object]:
+        """Everything that changes during a run; config, directory and key are rebuilt."""
+        return {"lo": self.lo, "hi": self.hi, **{k: getattr(self, k) for k in self._MUTABLE}}
+
+    def load_state(self, state: dict[str, object]) -> None:
+        if (state["lo"], state["hi"]) != (self.lo, self.hi):
+            raise ValueError(f"group state for agents {state['lo']}..{state['hi']} "
+                             f"does not fit group {self.lo}..{self.hi}")
+        # deep copies: arrays handed over by Ray's object store are read-only views
+        for k in self._MUTABLE:
+            setattr(self, k, copy.deepcopy(state[k]))
 
     # ---- read-outs -------------------------------------------------------------------------
     def open_task_ids(self) -> list[int]:

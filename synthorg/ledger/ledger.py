@@ -43,7 +43,7 @@ class Ledger:
         self._flush_rows = flush_rows
         self._pending: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
         self._next_tick: int | None = None
-        self._hash = hashlib.sha256()
+        self._digest = b""  # chained per tick, so a checkpoint can carry it
         self._counts = np.zeros(len(EventKind), dtype=np.int64)
         self._message_kinds = np.zeros(8, dtype=np.int64)
         self._completed = 0
@@ -73,11 +73,12 @@ class Ledger:
         results = results[np.argsort(results["task"], kind="stable")]
         created = np.concatenate([b[2] for b in batches])
         created = created[np.argsort(created["task"], kind="stable")]
-        h = self._hash
+        h = hashlib.sha256(self._digest)
         h.update(np.int64(tick).tobytes())
         for rows in (events, results, created):
             h.update(np.int64(len(rows)).tobytes())
             h.update(rows.tobytes())
+        self._digest = h.digest()
         self._counts += np.bincount(events["kind"].astype(np.intp), minlength=len(EventKind))
         sent = events[events["kind"] == EventKind.message_sent]
         self._message_kinds += np.bincount(sent["value"].astype(np.intp), minlength=8)[:8]
@@ -104,12 +105,50 @@ class Ledger:
     def complete(self) -> bool:
         return not self._pending
 
+    def record_incident(self, tick: int, rows: np.ndarray) -> None:
+        """Infrastructure incidents (a crashed actor): kept in the events table, never hashed,
+        so a recovered run keeps the hash of an undisturbed one."""
+        frame_of(rows).write_parquet(self.parts / f"incidents-{tick:08d}-{len(self._incident_files())}.parquet")
+
+    def _incident_files(self) -> list[Path]:
+        return sorted(self.parts.glob("incidents-*.parquet"))
+
+    def state(self) -> dict[str, object]:
+        """Everything needed to continue from here; flushes so parts on disk are the offset."""
+        if self._pending:
+            raise RuntimeError("ledger: cannot checkpoint with incomplete ticks")
+        self.flush()
+        return {"digest": self._digest, "counts": self._counts.copy(),
+                "message_kinds": self._message_kinds.copy(), "completed": self._completed,
+                "failed": self._failed, "ticks": self._ticks, "part_no": self._part_no,
+                "next_tick": self._next_tick}
+
+    def restore(self, state: dict[str, object]) -> None:
+        """Continue from `state`: part files written after it are discarded."""
+        self._digest = state["digest"]  # type: ignore[assignment]
+        self._counts = np.array(state["counts"], dtype=np.int64)
+        self._message_kinds = np.array(state["message_kinds"], dtype=np.int64)
+        self._completed = int(state["completed"])  # type: ignore[call-overload]
+        self._failed = int(state["failed"])  # type: ignore[call-overload]
+        self._ticks = int(state["ticks"])  # type: ignore[call-overload]
+        self._part_no = int(state["part_no"])  # type: ignore[call-overload]
+        self._next_tick = state["next_tick"]  # type: ignore[assignment]
+        self._pending.clear()
+        for chunks in self._buffers.values():
+            chunks.clear()
+        self._buffered = 0
+        for f in self.parts.glob("*.parquet"):
+            if f.name.startswith("incidents-"):
+                continue
+            if int(f.stem.rsplit("-", 1)[1]) >= self._part_no:
+                f.unlink()
+
     def totals(self) -> LedgerTotals:
         if self._pending:
             raise RuntimeError(f"ledger: ticks {sorted(self._pending)} never completed")
         self.flush()
         return LedgerTotals(
-            sha256=self._hash.hexdigest(),
+            sha256=self._digest.hex(),
             ticks=self._ticks,
             event_counts={k.name: int(self._counts[k]) for k in EventKind},
             completed=self._completed,

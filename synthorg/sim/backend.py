@@ -58,6 +58,13 @@ class Backend(Protocol):
 
     def open_task_ids(self) -> list[int]: ...
 
+    def snapshot(self) -> tuple[list[dict[str, object]], dict[str, object]]:
+        """(state of every group, ledger state) at a tick boundary."""
+
+    def restore(self, groups: list[dict[str, object]], ledger: dict[str, object]) -> None: ...
+
+    def record_incident(self, tick: int, rows: np.ndarray) -> None: ...
+
     def close(self) -> None: ...
 
 

@@ -53,6 +53,17 @@ class Driver:
         cuts = np.searchsorted(msgs["dst"], self._starts[1:])
         return np.split(msgs, cuts)
 
+    def state_dict(self) -> dict[str, object]:
+        return {"loads": self.loads, "dept_spent": self.dept_spent, "inboxes": self.inboxes,
+                "next_task": self.next_task, "tick": self.tick}
+
+    def load_state(self, state: dict[str, object]) -> None:
+        self.loads = np.array(state["loads"])
+        self.dept_spent = np.array(state["dept_spent"])
+        self.inboxes = [np.array(m) for m in state["inboxes"]]  # type: ignore[attr-defined]
+        self.next_task = int(state["next_task"])  # type: ignore[call-overload]
+        self.tick = int(state["tick"])  # type: ignore[call-overload]
+
     def in_flight_task_ids(self) -> list[int]:
         ids: list[int] = []
         for inbox in self.inboxes:

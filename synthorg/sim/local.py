@@ -50,5 +50,16 @@ class LocalBackend:
     def open_task_ids(self) -> list[int]:
         return [t for g in self.groups for t in g.open_task_ids()]
 
+    def snapshot(self) -> tuple[list[dict[str, object]], dict[str, object]]:
+        return [g.state_dict() for g in self.groups], self.ledger.state()
+
+    def restore(self, groups: list[dict[str, object]], ledger: dict[str, object]) -> None:
+        for group, state in zip(self.groups, groups, strict=True):
+            group.load_state(state)
+        self.ledger.restore(ledger)
+
+    def record_incident(self, tick: int, rows: np.ndarray) -> None:
+        self.ledger.record_incident(tick, rows)
+
     def close(self) -> None:
         pass

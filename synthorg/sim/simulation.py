@@ -1,25 +1,38 @@
-"""`Simulation(config, seed=...).run(ticks=...)`: the public entry point of one run."""
+"""`Simulation(config, seed=...).run(ticks=...)`: the public entry point of one run.
+
+The run loop owns reliability: checkpoints every `runtime.checkpoint_every` ticks, rollback to
+the last good state when an actor's process dies (recorded as an incident), and a checkpoint
+on SIGINT/SIGTERM so `synthorg resume` continues the run.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import shutil
+import signal
 import tempfile
+import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import yaml
 
 from synthorg.config.models import CompanyConfig
+from synthorg.domain.enums import EventKind
+from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR
 from synthorg.domain.rng import root_key
+from synthorg.errors import ActorCrashed, Interrupted, MisuseError, RunFailure
 from synthorg.ledger.ledger import PARTS_DIR
 from synthorg.ledger.tables import write_agents, write_events, write_tasks
 from synthorg.org.directory import MICRO, OrgDirectory
+from synthorg.sim import checkpoint as ckpt
 from synthorg.sim.backend import Backend, RunPlan, group_bounds, local_cpus
 from synthorg.sim.driver import Driver
 from synthorg.sim.local import LocalBackend
@@ -27,6 +40,7 @@ from synthorg.sim.summary import Summary, summarise
 
 # Backends outside the domain package are found by name so synthorg/ never imports actors/.
 BACKENDS = {"ray": "actors.ray_backend:RayBackend"}
+MAX_RECOVERIES = 5
 
 TickCallback = Callable[[int, int], None]
 
@@ -56,59 +70,154 @@ class Simulation:
         self.seed = config.simulation.seed if seed is None else seed
         self.out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="synthorg-"))
         self.address = address
+        self.backend: Backend | None = None  # live during run(); tests use it to inject faults
 
+    # ---- entry points --------------------------------------------------------------------
     def run(self, ticks: int | None = None, on_tick: TickCallback | None = None) -> RunResult:
-        ticks = self.config.simulation.ticks if ticks is None else ticks
+        shutil.rmtree(self.out / PARTS_DIR, ignore_errors=True)
+        shutil.rmtree(self.out / ckpt.DIR_NAME, ignore_errors=True)
+        return self._run(ticks, on_tick, start=None)
+
+    def resume(self, on_tick: TickCallback | None = None) -> RunResult:
+        """Continue this run directory from its latest checkpoint."""
+        start = ckpt.read(ckpt.latest(self.out))
+        return self._run(None, on_tick, start=start)
+
+    def fork(self, parent: Path, at_tick: int, ticks: int | None = None,
+             on_tick: TickCallback | None = None) -> RunResult:
+        """A new run from the parent's checkpoint at `at_tick`, with this run's config."""
+        start = ckpt.read(ckpt.checkpoint_path(parent, at_tick))
+        shutil.rmtree(self.out / PARTS_DIR, ignore_errors=True)
+        shutil.rmtree(self.out / ckpt.DIR_NAME, ignore_errors=True)
+        parts = self.out / PARTS_DIR
+        parts.mkdir(parents=True)
+        for f in (parent / PARTS_DIR).glob("*.parquet"):
+            if not f.name.startswith("incidents-"):
+                shutil.copy2(f, parts / f.name)
+        return self._run(ticks, on_tick, start=start, forked=True)
+
+    # ---- the loop --------------------------------------------------------------------------
+    def _run(self, ticks: int | None, on_tick: TickCallback | None, start: ckpt.Checkpoint | None,
+             forked: bool = False) -> RunResult:
         started = time.perf_counter()
         cfg = self.config
+        ticks = ticks or cfg.simulation.ticks
         self.out.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(self.out / PARTS_DIR, ignore_errors=True)
         directory = OrgDirectory.from_config(cfg)
-        workers = local_cpus()
-        backend_cls: type[Backend]
-        if cfg.runtime.backend == "ray":
-            module, _, name = BACKENDS["ray"].partition(":")
-            backend_mod = importlib.import_module(module)
-            workers = backend_mod.ensure_ray(self.address)
-            backend_cls = getattr(backend_mod, name)
-        else:
-            backend_cls = LocalBackend  # type: ignore[assignment]
-            if cfg.runtime.agents_per_actor == "auto":
-                workers = 1  # one process: one group is fastest
-        plan = RunPlan(
-            config=cfg, directory=directory, key=root_key(self.seed), run_dir=self.out,
-            run_id=uuid.uuid4().hex[:12],
-            group_bounds=group_bounds(directory.size, cfg.runtime.agents_per_actor, workers),
-        )
+        backend_cls, workers = self._backend_class()
+        bounds = group_bounds(directory.size, cfg.runtime.agents_per_actor, workers)
+        digest = ckpt.config_digest(json.dumps(cfg.model_dump(mode="json", exclude={"simulation"}),
+                                               sort_keys=True))
+        if start is not None:
+            self._check_compatible(start, directory, digest, forked)
+            bounds = start.bounds
+        plan = RunPlan(config=cfg, directory=directory, key=root_key(self.seed), run_dir=self.out,
+                       run_id=uuid.uuid4().hex[:12], group_bounds=bounds)
         self._write_resolved(ticks)
-        backend = backend_cls(plan)  # type: ignore[call-arg]
+        every = cfg.runtime.checkpoint_every
+        incidents = 0
+        backend = self.backend = backend_cls(plan)
+        driver = Driver(plan, backend, self.seed)
         try:
-            driver = Driver(plan, backend, self.seed)
-            tick_started = time.perf_counter()
-            for t in range(ticks):
-                driver.step()
-                if on_tick is not None:
-                    on_tick(t + 1, ticks)
-            tick_seconds = time.perf_counter() - tick_started
+            if start is not None:
+                backend.restore(start.groups, start.ledger)
+                driver.load_state(start.driver)
+            good = ckpt.encode(self._capture(driver, backend, digest, bounds))
+            tick_seconds = 0.0
+            with _interrupts() as stop:
+                while driver.tick < ticks:
+                    t0 = time.perf_counter()
+                    try:
+                        driver.step()
+                    except ActorCrashed as crash:
+                        incidents += 1
+                        if incidents > MAX_RECOVERIES:
+                            raise RunFailure(f"giving up after {MAX_RECOVERIES} recoveries: "
+                                             f"{crash}") from crash
+                        backend, driver = self._recover(plan, backend, good, driver.tick, crash)
+                        continue
+                    tick_seconds += time.perf_counter() - t0
+                    if every and driver.tick % every == 0 and driver.tick < ticks:
+                        state = self._capture(driver, backend, digest, bounds)
+                        good = ckpt.encode(state)
+                        ckpt.write(self.out, state)
+                    if on_tick is not None:
+                        on_tick(driver.tick, ticks)
+                    if stop.is_set() and driver.tick < ticks:
+                        ckpt.write(self.out, self._capture(driver, backend, digest, bounds))
+                        raise Interrupted(str(self.out), driver.tick)
             totals = backend.totals()
             open_ids = backend.open_task_ids() + driver.in_flight_task_ids()
             agent_rows = backend.agent_rows()
         finally:
             backend.close()
+            self.backend = None
+        return self._finish(plan, totals, open_ids, agent_rows, driver, ticks, started,
+                            tick_seconds, incidents, keep_parts=bool(every))
+
+    def _recover(self, plan: RunPlan, backend: Backend, good: bytes, tick: int,
+                 crash: ActorCrashed) -> tuple[Backend, Driver]:
+        """Rebuild every actor from the last good state and record the incident."""
+        backend.close()
+        state = ckpt.decode(good, "in-memory checkpoint")
+        backend_cls, _ = self._backend_class()
+        backend = self.backend = backend_cls(plan)
+        backend.restore(state.groups, state.ledger)
+        driver = Driver(plan, backend, self.seed)
+        driver.load_state(state.driver)
+        row = np.zeros(1, dtype=EVENT_DTYPE)
+        row[0] = (tick, SYSTEM_ACTOR, 0, EventKind.incident, -1, state.tick, 0.0, 0)
+        backend.record_incident(tick, row)
+        return backend, driver
+
+    def _capture(self, driver: Driver, backend: Backend, digest: str,
+                 bounds: tuple[tuple[int, int], ...]) -> ckpt.Checkpoint:
+        groups, ledger = backend.snapshot()
+        return ckpt.Checkpoint(tick=driver.tick, seed=self.seed, config_digest=digest,
+                               bounds=bounds, driver=driver.state_dict(), groups=groups,
+                               ledger=ledger)
+
+    def _check_compatible(self, start: ckpt.Checkpoint, directory: OrgDirectory, digest: str,
+                          forked: bool) -> None:
+        if start.seed != self.seed:
+            raise ckpt.CheckpointError(f"checkpoint is for seed {start.seed}, not {self.seed}")
+        if not forked and start.config_digest != digest:
+            raise ckpt.CheckpointError("checkpoint was written for a different config")
+        if start.bounds[-1][1] != directory.size:
+            raise MisuseError(f"checkpoint holds {start.bounds[-1][1]} agents, the config "
+                              f"{directory.size}: a fork may change policies, not the org chart")
+
+    def _backend_class(self) -> tuple[type[Backend], int]:
+        if self.config.runtime.backend == "ray":
+            module, _, name = BACKENDS["ray"].partition(":")
+            backend_mod = importlib.import_module(module)
+            workers = backend_mod.ensure_ray(self.address)
+            return getattr(backend_mod, name), workers  # type: ignore[no-any-return]
+        workers = 1 if self.config.runtime.agents_per_actor == "auto" else local_cpus()
+        return LocalBackend, workers  # type: ignore[return-value]
+
+    def _finish(self, plan: RunPlan, totals: object, open_ids: list[int],
+                agent_rows: list[dict[str, np.ndarray]], driver: Driver, ticks: int,
+                started: float, tick_seconds: float, incidents: int,
+                keep_parts: bool) -> RunResult:
+        directory = plan.directory
         parts = self.out / PARTS_DIR
-        write_events(self.out, sorted(parts.glob("events-*.parquet")), directory)
+        write_events(self.out, sorted(parts.glob("events-*.parquet"))
+                     + sorted(parts.glob("incidents-*.parquet")), directory)
         tasks = write_tasks(self.out, sorted(parts.glob("created-*.parquet")),
                             sorted(parts.glob("results-*.parquet")), directory)
         write_agents(self.out, agent_rows, directory)
-        shutil.rmtree(parts, ignore_errors=True)
+        if not keep_parts:  # forks and resumes need them; plain runs do not
+            shutil.rmtree(parts, ignore_errors=True)
         done = tasks.filter(pl.col("status") == "completed")
         summary = summarise(
-            totals,
+            totals,  # type: ignore[arg-type]
             tasks_open=len(set(open_ids)),
             mean_quality=float(done["quality"].mean()) if len(done) else 0.0,  # type: ignore[arg-type]
             cost_usd=float(driver.dept_spent.sum()) / MICRO,
-            run_id=plan.run_id, company=cfg.company.name, backend=cfg.runtime.backend,
-            seed=self.seed, ticks=ticks, agents=directory.size, groups=len(plan.group_bounds),
+            run_id=plan.run_id, company=self.config.company.name,
+            backend=self.config.runtime.backend, seed=self.seed, ticks=ticks,
+            agents=directory.size, groups=len(plan.group_bounds), incidents=incidents,
             wall_seconds=round(time.perf_counter() - started, 3),
             tick_seconds=round(tick_seconds, 3),
             agent_steps_per_second=round(directory.size * ticks / max(tick_seconds, 1e-9), 1),
@@ -120,3 +229,26 @@ class Simulation:
         data = self.config.model_dump(mode="json")
         data["simulation"] = {"ticks": ticks, "seed": self.seed}
         (self.out / "config.resolved.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+@contextlib.contextmanager
+def _interrupts() -> Iterator[threading.Event]:
+    """SIGINT/SIGTERM set a flag; the loop stops at the next tick boundary."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def handler(signum: int, frame: object) -> None:
+        if stop.is_set():  # a second Ctrl-C: stop now
+            signal.default_int_handler(signum, frame)  # type: ignore[arg-type]
+        stop.set()
+
+    for s in previous:
+        signal.signal(s, handler)
+    try:
+        yield stop
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)

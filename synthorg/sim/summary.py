@@ -19,6 +19,7 @@ class Summary(BaseModel):
     ticks: int
     agents: int
     groups: int
+    incidents: int = 0
     tasks_created: int
     tasks_completed: int
     tasks_failed: int
