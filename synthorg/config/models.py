@@ -18,7 +18,7 @@ RoutingName = Literal["role_based", "load_balanced"]
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
 
 class Span(Frozen):
