@@ -77,13 +77,22 @@ class AgentGroupActor:
         self._group = AgentGroup(config, directory, np.uint64(key), lo, hi)
         self._secops = RemoteSecOps(secops)
         self._ledger = ledger
+        self._appended: ray.ObjectRef | None = None
 
     def step(self, tick: int, inbox: np.ndarray, loads: np.ndarray, dept_spent: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[ray.ObjectRef]]:
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        # back-pressure: the ledger must have taken the previous tick before we send another
+        self.sync()
         out = self._group.step(tick, inbox, loads, dept_spent, self._secops)
-        # events go straight to the ledger; the ref lets the driver know when they are in
-        ref = self._ledger.append.remote(tick, out.events, out.results)
-        return out.messages, out.loads, out.spend, [ref]
+        # events go straight to the ledger, not through the driver
+        self._appended = self._ledger.append.remote(tick, out.events, out.results)
+        return out.messages, out.loads, out.spend
+
+    def sync(self) -> None:
+        """Return once the ledger has every batch this group sent (calls arrive in order)."""
+        if self._appended is not None:
+            ray.get(self._appended)
+            self._appended = None
 
     def open_task_ids(self) -> list[int]:
         return self._group.open_task_ids()

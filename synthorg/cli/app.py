@@ -166,6 +166,39 @@ def replay(
     out_console.print(f"[green]identical[/]: ledger_sha256 {got}")
 
 
+@app.command()
+def bench(
+    agents: Annotated[str, typer.Option(help="comma-separated company sizes")] = "100,1000,10000",
+    ticks: Annotated[int, typer.Option(min=1, help="ticks per throughput run")] = 50,
+    backends: Annotated[str, typer.Option(help="comma-separated: ray,local")] = "ray,local",
+    memory_agents: Annotated[int, typer.Option(min=0, help="agents for the memory run; 0 skips")
+                             ] = 10000,
+    memory_ticks: Annotated[int, typer.Option(min=2, help="ticks of the memory run")] = 200,
+    address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+) -> None:
+    """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory."""
+    from synthorg.bench import memory_flat, throughput
+
+    try:
+        sizes = [int(a) for a in agents.split(",") if a.strip()]
+    except ValueError:
+        raise _fail(f"--agents: expected numbers like 100,1000, got '{agents}'", EXIT_MISUSE) from None
+    chosen = [b.strip() for b in backends.split(",") if b.strip()]
+    if not sizes or any(n < 1 for n in sizes) or not chosen or set(chosen) - {"ray", "local"}:
+        raise _fail("--agents needs positive sizes, --backends a subset of ray,local",
+                    EXIT_MISUSE)
+    if "ray" in chosen:
+        from actors.ray_backend import ensure_ray
+
+        ensure_ray(address)
+    for row in throughput(sizes, ticks, chosen):
+        print(json.dumps(row), flush=True)
+    if memory_agents:
+        backend = "ray" if "ray" in chosen else "local"
+        print(json.dumps(memory_flat(memory_agents, memory_ticks, backend,
+                                     warmup=min(50, memory_ticks // 4))), flush=True)
+
+
 def main() -> None:
     debug = bool(os.environ.get("SYNTHORG_DEBUG"))
     try:

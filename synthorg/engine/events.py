@@ -26,7 +26,9 @@ def _number_by_actor(rows: np.ndarray, actor_field: str) -> np.ndarray:
 class EventBuffer:
     def __init__(self, tick: int) -> None:
         self.tick = tick
-        self._chunks: list[np.ndarray] = []
+        # arrays from vectorised phases, and runs of single rows kept as tuples (an array per
+        # row would cost a dtype promotion each at concatenation)
+        self._parts: list[np.ndarray | list[tuple[int, int, int, int, int, int, float, int]]] = []
 
     def add(self, kind: EventKind, actors: np.ndarray, tasks: np.ndarray | int = -1,
             target: np.ndarray | int = -1, value: np.ndarray | float = 0.0,
@@ -43,19 +45,23 @@ class EventBuffer:
         rows["target"] = target
         rows["value"] = value
         rows["amount"] = amount
-        self._chunks.append(rows)
+        self._parts.append(rows)
 
     def add_one(self, kind: EventKind, actor: int, task: int = -1, target: int = -1,
                 value: float = 0.0, amount: int = 0) -> None:
-        rows = np.empty(1, dtype=EVENT_DTYPE)
-        rows[0] = (self.tick, actor, 0, kind, task, target, value, amount)
-        self._chunks.append(rows)
+        last = self._parts[-1] if self._parts else None
+        if not isinstance(last, list):
+            last = []
+            self._parts.append(last)
+        last.append((self.tick, actor, 0, int(kind), task, target, value, amount))
 
     def collect(self) -> np.ndarray:
-        """All rows sorted by (actor, seq)."""
-        if not self._chunks:
+        """All rows sorted by (actor, seq), in emission order within an actor."""
+        if not self._parts:
             return np.zeros(0, dtype=EVENT_DTYPE)
-        return _number_by_actor(np.concatenate(self._chunks), "actor")
+        arrays = [p if isinstance(p, np.ndarray) else np.array(p, dtype=EVENT_DTYPE)
+                  for p in self._parts]
+        return _number_by_actor(np.concatenate(arrays), "actor")
 
 
 class MessageBuffer:

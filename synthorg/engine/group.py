@@ -394,16 +394,20 @@ class AgentGroup:
             ev.add(EventKind.escalated, ids[human], tasks[human], target=reason,
                    value=evaluation.confidence[human])
 
-        for local in rows[action == ActionKind.finish].tolist():
+        finishing = rows[action == ActionKind.finish]
+        for local in finishing.tolist():
             self._close(local, tick, TaskStatus.completed, FailReason.none, ev, results)
-            head = int(self.dir.dept_head[self.dept[local]])
-            if head != self.lo + local:
-                msg = np.zeros(1, dtype=MESSAGE_DTYPE)
-                self._fill_task(msg, self.cur[[local]])
-                msg["src"], msg["dst"], msg["kind"] = self.lo + local, head, MessageKind.report
-                out.add(msg)
-                ev.add_one(EventKind.message_sent, self.lo + local, int(self.cur["task"][local]),
-                           head, float(MessageKind.report))
+        heads = self.dir.dept_head[self.dept[finishing]]
+        reporting = finishing[heads != self.global_ids[finishing]]
+        if len(reporting):
+            msgs = np.zeros(len(reporting), dtype=MESSAGE_DTYPE)
+            self._fill_task(msgs, self.cur[reporting])
+            msgs["src"] = self.global_ids[reporting]
+            msgs["dst"] = self.dir.dept_head[self.dept[reporting]]
+            msgs["kind"] = MessageKind.report
+            out.add(msgs)
+            ev.add(EventKind.message_sent, msgs["src"], msgs["t_task"], target=msgs["dst"],
+                   value=float(MessageKind.report))
         fail = action == ActionKind.fail
         for local in rows[fail].tolist():
             reason = (FailReason.denied
