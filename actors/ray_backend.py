@@ -18,13 +18,17 @@ from synthorg.sim.backend import RunPlan, TickReport
 
 
 _dashboard: dict[str, str | None] = {"url": None}
+# A tick's batches (messages, events) are a few hundred KB: passing them inline over gRPC is
+# cheaper here than a round trip through the shared-memory object store.
+SYSTEM_CONFIG = {"max_direct_call_object_size": 8 * 2**20}
 
 
 def ensure_ray(address: str | None = None, dashboard: bool = False) -> int:
     """Connect to (or start) Ray; returns the cluster's CPU count."""
     if not ray.is_initialized():
         context = ray.init(address=address, include_dashboard=dashboard,
-                           logging_level=logging.ERROR, log_to_driver=False)
+                           logging_level=logging.ERROR, log_to_driver=False,
+                           _system_config=SYSTEM_CONFIG if address is None else None)
         _dashboard["url"] = context.dashboard_url or None
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 

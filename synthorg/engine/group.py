@@ -26,7 +26,7 @@ from synthorg.domain.enums import (
 from synthorg.domain.records import MESSAGE_DTYPE, RESULT_DTYPE, TASK_DTYPE, task_fields_of
 from synthorg.domain.rng import Stream, uniform
 from synthorg.engine.events import EventBuffer, MessageBuffer
-from synthorg.engine.queues import TaskQueues
+from synthorg.engine.queues import FIELD, TaskQueues, TaskTuple
 from synthorg.loop.deterministic import (
     BudgetConstraint,
     DeadlineReviser,
@@ -40,6 +40,9 @@ from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
+_CARRYING_CODES = [int(k) for k in TASK_CARRYING]
+_DIFFICULTY, _DEADLINE, _TASK_ID = FIELD["difficulty"], FIELD["deadline"], FIELD["task"]
+_TYPE, _SKILL = FIELD["type"], FIELD["skill"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,25 +151,30 @@ class AgentGroup:
                   results: list[tuple]) -> dict[int, list[tuple[int, int, int]]]:
         asks_for: dict[int, list[tuple[int, int, int]]] = {}
         if len(inbox):
-            tasks = task_fields_of(inbox)
-            kinds, dsts, srcs = inbox["kind"].tolist(), inbox["dst"].tolist(), inbox["src"].tolist()
-            for i, kind in enumerate(kinds):
-                local = dsts[i] - self.lo
-                if kind in TASK_CARRYING:
-                    self.queues.push(local, tasks[i])
-                elif kind == MessageKind.ask:
-                    asks_for.setdefault(local, []).append(
-                        (srcs[i], int(tasks["task"][i]), int(tasks["skill"][i])))
-                elif kind == MessageKind.reply:
-                    if (self.state[local] == WorkState.waiting_help
-                            and self.cur["task"][local] == tasks["task"][i]):
-                        check_work_transition(self.state[[local]], WorkState.working)
-                        self.state[local] = WorkState.working
-                        self.help_bonus[local] = max(
-                            self.help_bonus[local],
-                            self.cfg.policies.collaboration.help_bonus
-                            + 0.5 * max(0.0, float(inbox["value"][i]) - self._strength(local)),
-                        )
+            kind = inbox["kind"]
+            carrying = np.isin(kind, _CARRYING_CODES)
+            if carrying.any():
+                batch = inbox[carrying]
+                self.queues.push_many((batch["dst"] - self.lo).tolist(),
+                                      task_fields_of(batch).tolist())
+            ask = inbox[kind == MessageKind.ask]
+            for src, dst, task, skill in zip(ask["src"].tolist(), ask["dst"].tolist(),
+                                             ask["t_task"].tolist(), ask["t_skill"].tolist(),
+                                             strict=True):
+                asks_for.setdefault(dst - self.lo, []).append((src, task, skill))
+            reply = inbox[kind == MessageKind.reply]
+            for dst, task, value in zip(reply["dst"].tolist(), reply["t_task"].tolist(),
+                                        reply["value"].tolist(), strict=True):
+                local = dst - self.lo
+                if (self.state[local] == WorkState.waiting_help
+                        and self.cur["task"][local] == task):
+                    check_work_transition(self.state[[local]], WorkState.working)
+                    self.state[local] = WorkState.working
+                    self.help_bonus[local] = max(
+                        self.help_bonus[local],
+                        self.cfg.policies.collaboration.help_bonus
+                        + 0.5 * max(0.0, value - self._strength(local)),
+                    )
         self._approvals(tick, ev, out, results)
         self._take_next(tick, ev, results)
         return asks_for
@@ -218,7 +226,7 @@ class AgentGroup:
         for local in ready.tolist():
             while self.queues.length[local] > 0:
                 task = self.queues.pop(local)
-                if tick > int(task["deadline"]) + grace:
+                if tick > task[_DEADLINE] + grace:
                     self._record_failure(local, task, tick, FailReason.expired, ev, results)
                     continue
                 self.cur[local] = task
@@ -291,16 +299,16 @@ class AgentGroup:
             if self.queues.length[local] <= collab.delegate_queue_threshold:
                 continue
             top = self.queues.peek(local)
-            if top["difficulty"] > collab.delegate_max_difficulty:
+            if top[_DIFFICULTY] > collab.delegate_max_difficulty:
                 continue
             head = self.lo + local
-            cands = self.dir.handlers.get((int(self.dept[local]), int(top["type"])))
+            cands = self.dir.handlers.get((int(self.dept[local]), top[_TYPE]))
             if cands is None:
                 continue
             cands = cands[cands != head]
             if not len(cands):
                 continue
-            skill = self.dir.skills[cands, top["skill"]]
+            skill = self.dir.skills[cands, top[_SKILL]]
             target = int(cands[np.argmin(loads[cands] - skill * 1e-3)])
             task = self.queues.pop(local)
             msg = np.zeros(1, dtype=MESSAGE_DTYPE)
@@ -308,7 +316,7 @@ class AgentGroup:
             msg["src"], msg["dst"], msg["kind"] = head, target, MessageKind.delegate
             out.add(msg)
             self.stats["delegated"][local] += 1
-            ev.add_one(EventKind.message_sent, head, int(task["task"]), target,
+            ev.add_one(EventKind.message_sent, head, task[_TASK_ID], target,
                        float(MessageKind.delegate))
 
     # ---- filter -----------------------------------------------------------------------------
@@ -438,10 +446,10 @@ class AgentGroup:
             ev.add_one(EventKind.task_failed, self.lo + local, task, int(reason), 0.0, cost)
         self.stats["cost"][local] += cost
 
-    def _record_failure(self, local: int, task: np.void, tick: int, reason: FailReason,
+    def _record_failure(self, local: int, task: TaskTuple, tick: int, reason: FailReason,
                         ev: EventBuffer, results: list[tuple]) -> None:
         """A queued task that fails before it starts (expired in the queue)."""
-        tid = int(task["task"])
+        tid = task[_TASK_ID]
         results.append((tid, self.lo + local, TaskStatus.failed, reason, tick, tick, 0.0, 0, 0, 0))
         self.stats["failed"][local] += 1
         ev.add_one(EventKind.task_failed, self.lo + local, tid, int(reason))

@@ -1,4 +1,8 @@
-"""Per-agent task queues: highest priority first, then earliest deadline, then task id."""
+"""Per-agent task queues: highest priority first, then earliest deadline, then task id.
+
+Tasks are held as plain tuples in TASK_DTYPE field order: building them with `tolist()` on a
+batch is a C loop, where one numpy record per task cost a copy each.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +10,34 @@ import heapq
 
 import numpy as np
 
+from synthorg.domain.records import TASK_DTYPE
+
+TaskTuple = tuple[int, int, int, int, int, int, float, float, int, int]
+FIELD = {name: i for i, name in enumerate(TASK_DTYPE.names or ())}
+_PRIORITY, _DEADLINE, _TASK = FIELD["priority"], FIELD["deadline"], FIELD["task"]
+
 
 class TaskQueues:
     def __init__(self, size: int) -> None:
-        self._heaps: list[list[tuple[int, int, int, np.void]]] = [[] for _ in range(size)]
+        self._heaps: list[list[tuple[int, int, int, TaskTuple]]] = [[] for _ in range(size)]
         self.length = np.zeros(size, dtype=np.int32)
 
-    def push(self, local: int, task: np.void) -> None:
-        heapq.heappush(
-            self._heaps[local], (-int(task["priority"]), int(task["deadline"]), int(task["task"]),
-                                 task.copy())
-        )
+    def push(self, local: int, task: TaskTuple) -> None:
+        heapq.heappush(self._heaps[local],
+                       (-task[_PRIORITY], task[_DEADLINE], task[_TASK], task))
         self.length[local] += 1
 
-    def pop(self, local: int) -> np.void:
+    def push_many(self, locals_: list[int], tasks: list[TaskTuple]) -> None:
+        heaps = self._heaps
+        for local, task in zip(locals_, tasks, strict=True):
+            heapq.heappush(heaps[local], (-task[_PRIORITY], task[_DEADLINE], task[_TASK], task))
+        np.add.at(self.length, np.asarray(locals_, dtype=np.intp), 1)
+
+    def pop(self, local: int) -> TaskTuple:
         self.length[local] -= 1
         return heapq.heappop(self._heaps[local])[3]
 
-    def peek(self, local: int) -> np.void:
+    def peek(self, local: int) -> TaskTuple:
         return self._heaps[local][0][3]
 
     def task_ids(self) -> list[int]:
