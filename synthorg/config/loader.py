@@ -69,7 +69,8 @@ def _dotted(loc: tuple[str, ...]) -> str:
     for part in loc:
         if part.isdigit():
             out += f"[{part}]"
-        elif part.startswith(("function-", "literal[", "list[", "int", "str", "float")):
+        elif part in ("int", "str", "float", "bool") or part.startswith(
+                ("function-", "literal[", "list[")):
             continue
         else:
             out += ("." if out else "") + part

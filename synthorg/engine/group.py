@@ -162,26 +162,23 @@ class AgentGroup:
                                              ask["t_task"].tolist(), ask["t_skill"].tolist(),
                                              strict=True):
                 asks_for.setdefault(dst - self.lo, []).append((src, task, skill))
-            reply = inbox[kind == MessageKind.reply]
-            for dst, task, value in zip(reply["dst"].tolist(), reply["t_task"].tolist(),
-                                        reply["value"].tolist(), strict=True):
-                local = dst - self.lo
-                if (self.state[local] == WorkState.waiting_help
-                        and self.cur["task"][local] == task):
-                    check_work_transition(self.state[[local]], WorkState.working)
-                    self.state[local] = WorkState.working
-                    self.help_bonus[local] = max(
-                        self.help_bonus[local],
-                        self.cfg.policies.collaboration.help_bonus
-                        + 0.5 * max(0.0, value - self._strength(local)),
-                    )
+            self._receive_replies(inbox[kind == MessageKind.reply])
         self._approvals(tick, ev, out, results)
         self._take_next(tick, ev, results)
         return asks_for
 
-    def _strength(self, local: int) -> float:
-        skill = int(self.cur["skill"][local])
-        return float(self.skills[local, skill] + SENIORITY_BONUS[self.seniority[local]])
+    def _receive_replies(self, reply: np.ndarray) -> None:
+        """A reply to the agent's open help request lifts its competence for the task."""
+        local = reply["dst"] - self.lo
+        match = ((self.state[local] == WorkState.waiting_help)
+                 & (self.cur["task"][local] == reply["t_task"]))
+        got, value = local[match], reply["value"][match]
+        strength = (self.skills[got, self.cur["skill"][got]]
+                    + SENIORITY_BONUS[self.seniority[got]])
+        check_work_transition(self.state[got], WorkState.working)
+        self.state[got] = WorkState.working
+        bonus = self.cfg.policies.collaboration.help_bonus + 0.5 * np.maximum(0.0, value - strength)
+        np.maximum.at(self.help_bonus, got, bonus)
 
     def _approvals(self, tick: int, ev: EventBuffer, out: MessageBuffer,
                    results: list[tuple]) -> None:

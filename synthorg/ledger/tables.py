@@ -26,6 +26,14 @@ def _names(enum: type) -> dict[int, str]:
     return {int(m): m.name for m in enum}  # type: ignore[attr-defined]
 
 
+def _usd(micro: pl.Expr) -> pl.Expr:
+    """micro-USD -> USD by true division in numpy: polars may multiply by the reciprocal in
+    some chunks, which makes the same amount print differently depending on its row."""
+    return micro.map_batches(
+        lambda s: pl.Series(s.name, s.to_numpy().astype(np.float64) / MICRO).fill_nan(None),
+        return_dtype=pl.Float64)
+
+
 def _scan(files: list[Path], dtype: np.dtype) -> pl.LazyFrame:
     if files:
         return pl.scan_parquet(files)
@@ -46,7 +54,7 @@ def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
             pl.col("actor").alias("actor_index"),
             pl.col("actor").replace_strict(actor_names(d), return_dtype=pl.String),
             pl.col("kind").replace_strict(_names(EventKind), return_dtype=pl.String),
-            (pl.col("amount") / MICRO).alias("amount_usd"),
+            _usd(pl.col("amount")).alias("amount_usd"),
         )
         .drop("amount")
         .sink_parquet(out / "events.parquet")
@@ -72,7 +80,7 @@ def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirec
             pl.col("reason").replace_strict(_names(FailReason), default=None,
                                             return_dtype=pl.String).alias("fail_reason"),
             pl.col("agent").replace_strict(agents, default=None, return_dtype=pl.String),
-            (pl.col("cost_micro") / MICRO).alias("cost_usd"),
+            _usd(pl.col("cost_micro")).alias("cost_usd"),
             (pl.col("finished") - pl.col("started")).alias("duration_ticks"),
             (pl.col("finished") - pl.col("created")).alias("lead_time_ticks"),
         )

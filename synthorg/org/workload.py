@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from synthorg.config.models import WorkloadSpec
@@ -41,7 +43,9 @@ class WorkloadGenerator:
             rows["difficulty"] = rng.uniform(tt.difficulty.low, tt.difficulty.high, n)
             rows["effort"] = rng.uniform(tt.effort.low, tt.effort.high, n)
             rows["priority"] = rng.choice(len(Priority), size=n, p=self._priority_p[t])
-            lo, hi = int(tt.deadline_ticks.low), int(tt.deadline_ticks.high)
+            # whole ticks inside the configured span, never below its minimum
+            lo = math.ceil(tt.deadline_ticks.low)
+            hi = max(lo, math.floor(tt.deadline_ticks.high))
             rows["deadline"] = tick + rng.integers(lo, hi + 1, n)
             chunks.append(rows)
         if not chunks:

@@ -78,6 +78,21 @@ def test_unknown_key_names_path(tmp_path):
     assert "line" in text
 
 
+@pytest.mark.parametrize("key", ["nme", "info", "motto"])
+def test_unknown_key_is_named_in_the_message(key):
+    err = _refused(STARTUP, [f"company.{key}=1"])
+    assert f"company.{key}" in str(err) and "unknown key" in str(err)
+
+
+@pytest.mark.parametrize("override", ["company.strategy=1", "company.internal=1",
+                                      "runtime.floaty=1", "agents.0.skills.strength=2"])
+def test_error_keeps_keys_that_look_like_union_tags(override):
+    err = _refused(STARTUP, [override])
+    path = override.partition("=")[0]
+    dotted = path.replace(".0.", "[0].")
+    assert dotted in str(err)
+
+
 def test_misspelt_required_key(tmp_path):
     err = _refused(_variant(tmp_path, "name: Acme Startup", "nme: Acme Startup"))
     text = str(err)

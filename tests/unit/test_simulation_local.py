@@ -126,6 +126,20 @@ def test_different_seed_different_hash(tmp_path, seed7):
     assert other.summary.ledger_sha256 != seed7.summary.ledger_sha256
 
 
+def test_checkpointing_does_not_change_the_ledger(tmp_path):
+    plain = _run(tmp_path / "plain", seed=4, ticks=100)
+    ckpt = _run(tmp_path / "ckpt", ["runtime.checkpoint_every=10"], seed=4, ticks=100)
+    assert ckpt.summary.ledger_sha256 == plain.summary.ledger_sha256
+    assert ckpt.events.equals(plain.events)
+    assert ckpt.summary.tasks_completed == plain.summary.tasks_completed
+
+
+def test_checkpointing_does_not_change_the_tasks_table(tmp_path):
+    plain = _run(tmp_path / "plain", seed=4, ticks=100)
+    ckpt = _run(tmp_path / "ckpt", ["runtime.checkpoint_every=10"], seed=4, ticks=100)
+    assert ckpt.tasks.equals(plain.tasks)
+
+
 def test_rerun_into_same_directory(tmp_path):
     a = _run(tmp_path / "x", ticks=30)
     b = _run(tmp_path / "x", ticks=30)
