@@ -31,7 +31,11 @@ class RemoteSecOps:
         self._handle = handle
 
     def check(self, calls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return ray.get(self._handle.check.remote(calls))  # type: ignore[no-any-return]
+        ref: ray.ObjectRef = self._handle.check.remote(calls)
+        verdict: np.ndarray
+        rule: np.ndarray
+        verdict, rule = ray.get(ref)
+        return verdict, rule
 
 
 @ray.remote(num_cpus=0)

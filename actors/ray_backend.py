@@ -3,7 +3,9 @@ dashboard shows the organisation."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from typing import Any
 
 import numpy as np
 import ray
@@ -14,8 +16,6 @@ from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, RESULT_DTYPE
 from synthorg.errors import ActorCrashed
 from synthorg.ledger.ledger import LedgerTotals
 from synthorg.sim.backend import RunPlan, TickReport
-
-
 
 _dashboard: dict[str, str | None] = {"url": None}
 # A tick's batches (messages, events) are a few hundred KB: passing them inline over gRPC is
@@ -69,7 +69,7 @@ class RayBackend:
         # small arrays travel inline with the call: ray.put costs ~3 ms a tick here
         loads_ref, spent_ref = loads, dept_spent
         # a department with no arrivals this tick has nothing to say: skip the round trip
-        routed = [dept.route.remote(tick, tasks, loads_ref) if len(tasks) else _NOTHING_ROUTED
+        routed: list[Any] = [dept.route.remote(tick, tasks, loads_ref) if len(tasks) else _NOTHING_ROUTED
                   for dept, tasks in zip(self.departments, arrivals, strict=True)]
         stepped = [g.step.remote(tick, inbox, loads_ref, spent_ref)
                    for g, inbox in zip(self.groups, inboxes, strict=True)]
@@ -93,10 +93,10 @@ class RayBackend:
 
     def totals(self) -> LedgerTotals:
         self._drain()
-        return ray.get(self.ledger.totals.remote())  # type: ignore[no-any-return]
+        return ray.get(self.ledger.totals.remote())
 
     def agent_rows(self) -> list[dict[str, np.ndarray]]:
-        return ray.get([g.agent_rows.remote() for g in self.groups])  # type: ignore[no-any-return]
+        return ray.get([g.agent_rows.remote() for g in self.groups])
 
     def open_task_ids(self) -> list[int]:
         return [t for ids in ray.get([g.open_task_ids.remote() for g in self.groups]) for t in ids]
@@ -115,7 +115,7 @@ class RayBackend:
         ray.get(self.ledger.record_incident.remote(tick, rows))
 
     def group_pids(self) -> list[int]:
-        return ray.get([g.pid.remote() for g in self.groups])  # type: ignore[no-any-return]
+        return ray.get([g.pid.remote() for g in self.groups])
 
     def _drain(self) -> None:
         ray.get([g.sync.remote() for g in self.groups] + self._driver_appends)
@@ -123,10 +123,8 @@ class RayBackend:
 
     def close(self) -> None:
         for handle in [*self.groups, *self.departments, self.secops, self.ledger]:
-            try:
+            with contextlib.suppress(ray.exceptions.RayError):  # already gone
                 ray.kill(handle)
-            except ray.exceptions.RayError:
-                pass  # already gone
 
 
 def _first_line(exc: BaseException) -> str:

@@ -119,12 +119,12 @@ class TaskTypeSpec(Frozen):
     effort: Span = Field(default=Span(low=2.0, high=6.0), description="work units")
     deadline_ticks: Span = Span(low=8, high=24)
     priority: dict[PriorityName, Annotated[float, Field(ge=0)]] = Field(
-        default_factory=lambda: {"low": 1.0, "normal": 3.0, "high": 1.0}
+        default_factory=lambda: {"low": 1.0, "normal": 3.0, "high": 1.0}  # type: ignore[arg-type]
     )
 
     @model_validator(mode="after")
     def _ranges(self) -> TaskTypeSpec:
-        if not (0.0 <= self.difficulty.low and self.difficulty.high <= 1.0):
+        if not (self.difficulty.low >= 0.0 and self.difficulty.high <= 1.0):
             raise ValueError("difficulty must lie within [0, 1]")
         if self.effort.low <= 0:
             raise ValueError("effort must be positive")
@@ -181,7 +181,7 @@ class WorkPolicy(Frozen):
 class BudgetPolicy(Frozen):
     enforce: bool = True
     salary_usd_per_tick: dict[SeniorityName, Annotated[float, Field(ge=0)]] = Field(
-        default_factory=lambda: {
+        default_factory=lambda: {  # type: ignore[arg-type]
             "junior": 40.0, "mid": 60.0, "senior": 85.0, "lead": 110.0, "executive": 150.0,
         }
     )
@@ -295,20 +295,20 @@ def reference_problems(cfg: CompanyConfig) -> list[str]:
     share = sum(d.budget_share for d in cfg.departments)
     if share > 1.0 + 1e-9:
         problems.append(f"departments: budget_share values add up to {share:.3f} > 1")
-    for i, t in enumerate(cfg.workload.task_types):
+    for i, spec in enumerate(cfg.workload.task_types):
         where = f"workload.task_types[{i}]"
-        if t.department not in depts:
-            problems.append(f"{where}.department: unknown department '{t.department}'")
-        if t.tool not in tools:
-            problems.append(f"{where}.tool: unknown tool '{t.tool}'")
+        if spec.department not in depts:
+            problems.append(f"{where}.department: unknown department '{spec.department}'")
+        if spec.tool not in tools:
+            problems.append(f"{where}.tool: unknown tool '{spec.tool}'")
         handlers = [
             a for a in cfg.agents
-            if a.department == t.department and a.role in roles
-            and t.name in roles[a.role].task_types
+            if a.department == spec.department and a.role in roles
+            and spec.name in roles[a.role].task_types
         ]
-        if t.department in depts and not handlers:
+        if spec.department in depts and not handlers:
             problems.append(
-                f"{where}: no agent in department '{t.department}' has a role that handles "
-                f"'{t.name}'"
+                f"{where}: no agent in department '{spec.department}' has a role that handles "
+                f"'{spec.name}'"
             )
     return problems

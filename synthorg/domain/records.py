@@ -31,7 +31,7 @@ MESSAGE_DTYPE = np.dtype(
         ("dst", "<i4"),
         ("kind", "<i1"),
         ("value", "<f8"),  # help strength for replies
-        *[(f"t_{name}", TASK_DTYPE.fields[name][0]) for name in TASK_DTYPE.names or ()],
+        *[(f"t_{name}", TASK_DTYPE[name]) for name in TASK_DTYPE.names or ()],
     ]
 )
 

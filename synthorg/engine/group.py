@@ -257,12 +257,13 @@ class AgentGroup:
                 self.stats["helps_given"][local] += 1
         if rows:
             msgs = np.zeros(len(rows), dtype=MESSAGE_DTYPE)
-            src, dst, task, skill, strength = (np.array(c) for c in zip(*rows, strict=True))
-            msgs["src"], msgs["dst"], msgs["t_task"] = src, dst, task
-            msgs["t_skill"], msgs["value"] = skill, strength
+            cols = [np.array(c) for c in zip(*rows, strict=True)]
+            msgs["src"], msgs["dst"], msgs["t_task"] = cols[0], cols[1], cols[2]
+            msgs["t_skill"], msgs["value"] = cols[3], cols[4]
             msgs["kind"] = MessageKind.reply
             out.add(msgs)
-            ev.add(EventKind.help_given, src.astype(np.int32), task, target=dst, value=strength)
+            ev.add(EventKind.help_given, msgs["src"], msgs["t_task"], target=msgs["dst"],
+                   value=msgs["value"])
         return helping
 
     # ---- evaluate / plan -------------------------------------------------------------------
@@ -299,13 +300,13 @@ class AgentGroup:
             if top[_DIFFICULTY] > collab.delegate_max_difficulty:
                 continue
             head = self.lo + local
-            cands = self.dir.handlers.get((int(self.dept[local]), top[_TYPE]))
+            cands = self.dir.handlers.get((int(self.dept[local]), int(top[_TYPE])))
             if cands is None:
                 continue
             cands = cands[cands != head]
             if not len(cands):
                 continue
-            skill = self.dir.skills[cands, top[_SKILL]]
+            skill = self.dir.skills[cands, int(top[_SKILL])]
             target = int(cands[np.argmin(loads[cands] - skill * 1e-3)])
             task = self.queues.pop(local)
             msg = np.zeros(1, dtype=MESSAGE_DTYPE)
@@ -313,7 +314,7 @@ class AgentGroup:
             msg["src"], msg["dst"], msg["kind"] = head, target, MessageKind.delegate
             out.add(msg)
             self.stats["delegated"][local] += 1
-            ev.add_one(EventKind.message_sent, head, task[_TASK_ID], target,
+            ev.add_one(EventKind.message_sent, head, int(task[_TASK_ID]), target,
                        float(MessageKind.delegate))
 
     # ---- filter -----------------------------------------------------------------------------
@@ -349,7 +350,8 @@ class AgentGroup:
 
     # ---- act ----------------------------------------------------------------------------------
     def _act(self, tick: int, rows: np.ndarray, batch: WorkBatch, evaluation: Evaluation,
-             action: np.ndarray, on_tool: np.ndarray, helper_choice: np.ndarray, ev: EventBuffer, out: MessageBuffer,
+             action: np.ndarray, on_tool: np.ndarray, helper_choice: np.ndarray,
+             ev: EventBuffer, out: MessageBuffer,
              results: list[tuple], spend: np.ndarray) -> None:
         ids = batch.agents
         tasks = batch.tasks["task"]
@@ -415,10 +417,10 @@ class AgentGroup:
                    value=float(MessageKind.report))
         fail = action == ActionKind.fail
         for local in rows[fail].tolist():
-            reason = (FailReason.denied
-                      if self.denials[local] >= self.cfg.policies.work.max_denials_per_task
-                      else FailReason.deadline)
-            self._close(local, tick, TaskStatus.failed, reason, ev, results)
+            why = (FailReason.denied
+                   if self.denials[local] >= self.cfg.policies.work.max_denials_per_task
+                   else FailReason.deadline)
+            self._close(local, tick, TaskStatus.failed, why, ev, results)
         done = rows[(action == ActionKind.finish) | fail]
         check_work_transition(self.state[done], WorkState.idle)
         self.state[done] = WorkState.idle
@@ -446,7 +448,7 @@ class AgentGroup:
     def _record_failure(self, local: int, task: TaskTuple, tick: int, reason: FailReason,
                         ev: EventBuffer, results: list[tuple]) -> None:
         """A queued task that fails before it starts (expired in the queue)."""
-        tid = task[_TASK_ID]
+        tid = int(task[_TASK_ID])
         results.append((tid, self.lo + local, TaskStatus.failed, reason, tick, tick, 0.0, 0, 0, 0))
         self.stats["failed"][local] += 1
         ev.add_one(EventKind.task_failed, self.lo + local, tid, int(reason))

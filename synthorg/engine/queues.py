@@ -13,24 +13,26 @@ import numpy as np
 from synthorg.domain.records import TASK_DTYPE
 
 TaskTuple = tuple[int, int, int, int, int, int, float, float, int, int]
+_Entry = tuple[float, float, float, TaskTuple]
 FIELD = {name: i for i, name in enumerate(TASK_DTYPE.names or ())}
 _PRIORITY, _DEADLINE, _TASK = FIELD["priority"], FIELD["deadline"], FIELD["task"]
 
 
 class TaskQueues:
     def __init__(self, size: int) -> None:
-        self._heaps: list[list[tuple[int, int, int, TaskTuple]]] = [[] for _ in range(size)]
+        self._heaps: list[list[_Entry]] = [[] for _ in range(size)]
         self.length = np.zeros(size, dtype=np.int32)
 
     def push(self, local: int, task: TaskTuple) -> None:
-        heapq.heappush(self._heaps[local],
-                       (-task[_PRIORITY], task[_DEADLINE], task[_TASK], task))
+        entry: _Entry = (-task[_PRIORITY], task[_DEADLINE], task[_TASK], task)
+        heapq.heappush(self._heaps[local], entry)
         self.length[local] += 1
 
     def push_many(self, locals_: list[int], tasks: list[TaskTuple]) -> None:
         heaps = self._heaps
         for local, task in zip(locals_, tasks, strict=True):
-            heapq.heappush(heaps[local], (-task[_PRIORITY], task[_DEADLINE], task[_TASK], task))
+            entry: _Entry = (-task[_PRIORITY], task[_DEADLINE], task[_TASK], task)
+            heapq.heappush(heaps[local], entry)
         np.add.at(self.length, np.asarray(locals_, dtype=np.intp), 1)
 
     def pop(self, local: int) -> TaskTuple:
@@ -41,4 +43,4 @@ class TaskQueues:
         return self._heaps[local][0][3]
 
     def task_ids(self) -> list[int]:
-        return [entry[2] for heap in self._heaps for entry in heap]
+        return [int(entry[2]) for heap in self._heaps for entry in heap]

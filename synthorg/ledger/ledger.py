@@ -108,7 +108,8 @@ class Ledger:
     def record_incident(self, tick: int, rows: np.ndarray) -> None:
         """Infrastructure incidents (a crashed actor): kept in the events table, never hashed,
         so a recovered run keeps the hash of an undisturbed one."""
-        frame_of(rows).write_parquet(self.parts / f"incidents-{tick:08d}-{len(self._incident_files())}.parquet")
+        name = f"incidents-{tick:08d}-{len(self._incident_files())}.parquet"
+        frame_of(rows).write_parquet(self.parts / name)
 
     def _incident_files(self) -> list[Path]:
         return sorted(self.parts.glob("incidents-*.parquet"))

@@ -64,7 +64,11 @@ class OrgDirectory:
         dept_of = {d: i for i, d in enumerate(dept_ids)}
         role_of = {r: i for i, r in enumerate(role_ids)}
         skill_of = {s: i for i, s in enumerate(skill_ids)}
-        salary = cfg.policies.budget.salary_usd_per_tick
+        salaries: dict[str, float] = {
+            str(k): v for k, v in cfg.policies.budget.salary_usd_per_tick.items()}
+
+        def salary_of(level: str) -> float:
+            return salaries.get(level, 0.0)
 
         ids: list[str] = []
         role, dept, senior, auton = [], [], [], []
@@ -132,7 +136,7 @@ class OrgDirectory:
             autonomy=np.array(auton, dtype=np.int8),
             skills=skills,
             salary_micro=np.array(
-                [to_micro(salary.get(Seniority(s).name, 0.0)) for s in senior], dtype=np.int64
+                [to_micro(salary_of(Seniority(s).name)) for s in senior], dtype=np.int64
             ),
             dept_head=np.array(heads, dtype=np.int32),
             dept_budget_micro=np.array(

@@ -187,14 +187,15 @@ class Simulation:
             raise MisuseError(f"checkpoint holds {start.bounds[-1][1]} agents, the config "
                               f"{directory.size}: a fork may change policies, not the org chart")
 
-    def _backend_class(self) -> tuple[type[Backend], int]:
+    def _backend_class(self) -> tuple[Callable[[RunPlan], Backend], int]:
         if self.config.runtime.backend == "ray":
             module, _, name = BACKENDS["ray"].partition(":")
             backend_mod = importlib.import_module(module)
             workers = backend_mod.ensure_ray(self.address)
-            return getattr(backend_mod, name), workers  # type: ignore[no-any-return]
+            factory: Callable[[RunPlan], Backend] = getattr(backend_mod, name)
+            return factory, workers
         workers = 1 if self.config.runtime.agents_per_actor == "auto" else local_cpus()
-        return LocalBackend, workers  # type: ignore[return-value]
+        return LocalBackend, workers
 
     def _finish(self, plan: RunPlan, totals: object, open_ids: list[int],
                 agent_rows: list[dict[str, np.ndarray]], driver: Driver, ticks: int,

@@ -70,5 +70,5 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
         cost_usd=cost_usd,
         mean_quality=mean_quality,
         ledger_sha256=totals.sha256,
-        **fields,  # type: ignore[arg-type]
+        **fields,
     )
