@@ -3,6 +3,7 @@ the field, the file and the line."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,30 @@ def _validate(raw: dict[str, Any], source: str, lines: dict[tuple[str, ...], int
     try:
         return CompanyConfig.model_validate(raw)
     except ValidationError as exc:
-        raise ConfigError(source, [_describe(e, lines) for e in exc.errors()]) from None
+        problems: list[str] = []
+        for e in exc.errors():
+            if not e["loc"] and e["type"] == "value_error":
+                # cross-reference problems, each already naming its field: add the line
+                msg = e["msg"].removeprefix("Value error, ")
+                problems.extend(_with_line(p, lines) for p in msg.split("; "))
+            else:
+                problems.append(_describe(e, lines))
+        raise ConfigError(source, problems) from None
+
+
+_PATH = re.compile(r"^([A-Za-z_][\w.\[\]]*): ")
+
+
+def _with_line(problem: str, lines: dict[tuple[str, ...], int]) -> str:
+    match = _PATH.match(problem)
+    if not match:
+        return problem
+    path = match.group(1)
+    loc = tuple(p for p in re.split(r"[.\[\]]+", path) if p)
+    line = _nearest_line(loc, lines)
+    if line is None:
+        return problem
+    return f"{path} (line {line}): {problem[match.end():]}"
 
 
 def _describe(error: Any, lines: dict[tuple[str, ...], int]) -> str:
