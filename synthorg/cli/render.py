@@ -50,7 +50,7 @@ def summary_table(s: Summary, out: Path) -> Table:
     table = Table(title=f"{s.company} — seed {s.seed}, {s.ticks} ticks, {s.agents} agents "
                         f"({s.backend}, {s.groups} groups)", show_header=False)
     table.add_column("metric", style="bold")
-    table.add_column("value", justify="right")
+    table.add_column("value", justify="right", overflow="fold")
     rows = [
         ("tasks created / completed / failed / open",
          f"{s.tasks_created} / {s.tasks_completed} / {s.tasks_failed} / {s.tasks_open}"),

@@ -43,13 +43,20 @@ class Driver:
 
         self.loads = np.concatenate(report.group_loads)
         self.dept_spent = self.dept_spent + np.sum(report.group_spend, axis=0, dtype=np.int64)
-        self.inboxes = self._deliver([*report.dept_messages, *report.group_messages])
+        # departments in descending index have ascending sender ids (-1 - dept), and groups
+        # hold ascending agent ranges: the concatenation is sorted by (src, seq)
+        self.inboxes = self._deliver([*reversed(report.dept_messages), *report.group_messages])
         self.tick = t + 1
 
     def _deliver(self, batches: list[np.ndarray]) -> list[np.ndarray]:
         """Split next tick's messages by destination group, ordered by (dst, src, seq)."""
         msgs = np.concatenate(batches) if batches else np.zeros(0, MESSAGE_DTYPE)
-        msgs = msgs[np.lexsort((msgs["seq"], msgs["src"], msgs["dst"]))]
+        src, seq = msgs["src"], msgs["seq"]
+        in_order = bool(np.all((src[1:] > src[:-1]) | ((src[1:] == src[:-1]) & (seq[1:] > seq[:-1]))))
+        if in_order:  # the usual case: a stable sort by destination is enough
+            msgs = msgs[np.argsort(msgs["dst"], kind="stable")]
+        else:
+            msgs = msgs[np.lexsort((seq, src, msgs["dst"]))]
         cuts = np.searchsorted(msgs["dst"], self._starts[1:])
         return np.split(msgs, cuts)
 
