@@ -1,21 +1,26 @@
-"""Ray actor classes. Each hosts one domain object from synthorg/ and passes batches."""
+"""Ray actor classes. Each hosts one object from synthorg/ and passes arrays."""
 
 from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
 
 import numpy as np
 import ray
 
 from synthorg.config.models import CompanyConfig
-from synthorg.engine.group import AgentGroup
-from synthorg.ledger.ledger import Ledger, LedgerTotals
+from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.org.directory import OrgDirectory
-from synthorg.org.routing import Department
 from synthorg.secops.rules import RuleEngine
+from synthorg.sim.hosts import GroupHost
 
 
 @ray.remote(num_cpus=0)
 class SecOpsActor:
-    """Every tool call passes through here before it runs."""
+    """Owns the security policy. Groups run its rule engine in-process as their interceptor
+    (a round trip mid-step would stall every agent of the group); this actor answers
+    one-off checks and is where reviews that need more than rules will run."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory) -> None:
         self._engine = RuleEngine(directory, config.policies.security)
@@ -24,93 +29,88 @@ class SecOpsActor:
         return self._engine.check(calls)
 
 
-class RemoteSecOps:
-    """SecOpsPort over the SecOps actor: one round trip for a group's whole tick."""
-
-    def __init__(self, handle: ray.actor.ActorHandle) -> None:
-        self._handle = handle
-
-    def check(self, calls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        ref: ray.ObjectRef = self._handle.check.remote(calls)
-        verdict: np.ndarray
-        rule: np.ndarray
-        verdict, rule = ray.get(ref)
-        return verdict, rule
-
-
 @ray.remote(num_cpus=0)
-class LedgerActor:
-    def __init__(self, run_dir: str, sources: int) -> None:
-        from pathlib import Path
+class LedgerWriter:
+    """Writes every shard's part files on the driver's node, so a run's outputs are in one
+    place however the groups are spread over the cluster."""
 
-        self._ledger = Ledger(Path(run_dir), sources)
+    def __init__(self, run_dir: str) -> None:
+        self._sink = DirectorySink(Path(run_dir))
 
-    def append(self, tick: int, events: np.ndarray, results: np.ndarray,
-               created: np.ndarray | None = None) -> None:
-        self._ledger.append(tick, events, results, created)
+    def write(self, name: str, data: bytes) -> None:
+        self._sink.write(name, data)
 
-    def totals(self) -> LedgerTotals:
-        return self._ledger.totals()
-
-    def state(self) -> dict[str, object]:
-        return self._ledger.state()
-
-    def restore(self, state: dict[str, object]) -> None:
-        self._ledger.restore(state)
-
-    def record_incident(self, tick: int, rows: np.ndarray) -> None:
-        self._ledger.record_incident(tick, rows)
+    def discard(self, shard: str, from_part: int) -> None:
+        self._sink.discard(shard, from_part)
 
 
-@ray.remote(num_cpus=0)
-class DepartmentActor:
-    def __init__(self, directory: OrgDirectory, dept: int) -> None:
-        self._dept = Department(directory, dept)
+class RemoteSink:
+    """PartSink over the ledger writer: writes are fire-and-forget until `drain`."""
 
-    def route(self, tick: int, tasks: np.ndarray, loads: np.ndarray
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        return self._dept.route(tick, tasks, loads)
+    def __init__(self, writer: ray.actor.ActorHandle) -> None:
+        self._writer = writer
+        self._pending: list[ray.ObjectRef] = []
+
+    def write(self, name: str, data: bytes) -> None:
+        self._pending.append(self._writer.write.remote(name, data))
+        if len(self._pending) > 8:  # back-pressure on a slow disk
+            self.drain()
+
+    def discard(self, shard: str, from_part: int) -> None:
+        self.drain()
+        ray.get(self._writer.discard.remote(shard, from_part))
+
+    def drain(self) -> None:
+        ray.get(self._pending)
+        self._pending = []
 
 
 @ray.remote(num_cpus=0)
 class AgentGroupActor:
-    """Hosts many agents; one call per tick steps them all."""
+    """Hosts many agents and the departments they head; one call per tick steps them all."""
 
-    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, lo: int, hi: int,
-                 secops: ray.actor.ActorHandle, ledger: ray.actor.ActorHandle) -> None:
-        self._group = AgentGroup(config, directory, np.uint64(key), lo, hi)
-        self._secops = RemoteSecOps(secops)
-        self._ledger = ledger
-        self._appended: ray.ObjectRef | None = None
+    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int,
+                 bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle) -> None:
+        self._sink = RemoteSink(writer)
+        self._host = GroupHost(config, directory, np.uint64(key), bounds, index, self._sink)
+        self._groups = len(bounds)
+        # This process lives for the run: move Ray's and our start-up objects out of the
+        # collector's way, so collections triggered by each tick's many small tuples only scan
+        # what the tick made (a full scan of Ray's import graph costs milliseconds).
+        gc.freeze()
 
-    def step(self, tick: int, inbox: np.ndarray, loads: np.ndarray, dept_spent: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        # back-pressure: the ledger must have taken the previous tick before we send another
-        self.sync()
-        out = self._group.step(tick, inbox, loads, dept_spent, self._secops)
-        # events go straight to the ledger, not through the driver
-        self._appended = self._ledger.append.remote(tick, out.events, out.results)
-        return out.messages, out.loads, out.spend
+    def step(self, tick: int, arrivals: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
+        """arrays: every group's inbox part for this group, loads and spend, in group order
+        (flat, because Ray resolves only top-level object refs)."""
+        n = self._groups
+        return self._host.step(tick, arrivals, arrays[:n], arrays[n:2 * n], arrays[2 * n:])
 
-    def sync(self) -> None:
-        """Return once the ledger has every batch this group sent (calls arrive in order)."""
-        if self._appended is not None:
-            ray.get(self._appended)
-            self._appended = None
+    def __repr__(self) -> str:  # the dashboard shows it beside the actor
+        lo, hi = self._host.group.lo, self._host.group.hi
+        depts = ", ".join(self._host.group.dir.dept_ids[d.dept] for d in self._host.departments)
+        return f"AgentGroup(agents {lo}..{hi - 1}; departments: {depts or 'none'})"
 
-    def open_task_ids(self) -> list[int]:
-        return self._group.open_task_ids()
-
-    def agent_rows(self) -> dict[str, np.ndarray]:
-        return self._group.agent_rows()
+    def totals(self) -> ShardTotals:
+        totals = self._host.totals()
+        self._sink.drain()
+        return totals
 
     def state_dict(self) -> dict[str, object]:
-        return self._group.state_dict()
+        state = self._host.state_dict()
+        self._sink.drain()  # the checkpoint's part offset must be on disk
+        return state
 
     def load_state(self, state: dict[str, object]) -> None:
-        self._group.load_state(state)
+        self._host.load_state(state)
+
+    def dept_spent(self) -> np.ndarray:
+        return self._host.dept_spent
+
+    def open_task_ids(self) -> list[int]:
+        return self._host.group.open_task_ids()
+
+    def agent_rows(self) -> dict[str, np.ndarray]:
+        return self._host.group.agent_rows()
 
     def pid(self) -> int:
-        import os
-
         return os.getpid()

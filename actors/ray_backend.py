@@ -1,4 +1,4 @@
-"""The Ray backend: department, agent-group, SecOps and ledger actors, named by role so the
+"""The Ray backend: agent-group, SecOps and ledger-writer actors, named by role so the
 dashboard shows the organisation."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import numpy as np
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from actors.hosts import AgentGroupActor, DepartmentActor, LedgerActor, SecOpsActor
-from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, RESULT_DTYPE
+from actors.hosts import AgentGroupActor, LedgerWriter, SecOpsActor
 from synthorg.errors import ActorCrashed
-from synthorg.ledger.ledger import LedgerTotals
-from synthorg.sim.backend import RunPlan, TickReport
+from synthorg.ledger.ledger import ShardTotals
+from synthorg.sim.backend import RunPlan
+from synthorg.sim.hosts import Exchange, gather
 
 _dashboard: dict[str, str | None] = {"url": None}
 # A tick's batches (messages, events) are a few hundred KB: passing them inline over gRPC is
@@ -37,94 +37,108 @@ def dashboard_url() -> str | None:
     return _dashboard["url"]
 
 
-_NOTHING_ROUTED = (np.zeros(0, MESSAGE_DTYPE), np.zeros(0, EVENT_DTYPE), np.zeros(0, RESULT_DTYPE))
-
-
 class RayBackend:
+    """Group actors (hosting agents and departments), SecOps and the ledger writer; the
+    exchange between ticks stays in Ray's object refs. Tick t+1's calls are submitted while
+    tick t runs: Ray starts each as soon as its inputs exist, so a tick costs no round trip
+    through the driver's Python."""
+
     def __init__(self, plan: RunPlan) -> None:
-        d = plan.directory
+        d, bounds = plan.directory, list(plan.group_bounds)
         ns = f"synthorg-{plan.run_id}"
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         cfg_ref, dir_ref = ray.put(plan.config), ray.put(d)
-        self.ledger = LedgerActor.options(  # type: ignore[attr-defined]
-            name="ledger", namespace=ns, scheduling_strategy=here
-        ).remote(str(plan.run_dir), plan.sources)
+        self.writer = LedgerWriter.options(  # type: ignore[attr-defined]
+            name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
             name="secops", namespace=ns).remote(cfg_ref, dir_ref)
-        self.departments = [
-            DepartmentActor.options(  # type: ignore[attr-defined]
-                name=f"dept:{dept}", namespace=ns).remote(dir_ref, k)
-            for k, dept in enumerate(d.dept_ids)
-        ]
         self.groups = [
             AgentGroupActor.options(  # type: ignore[attr-defined]
                 name=f"agent-group:{i}", namespace=ns, scheduling_strategy="SPREAD"
-            ).remote(cfg_ref, dir_ref, int(plan.key), lo, hi, self.secops, self.ledger)
-            for i, (lo, hi) in enumerate(plan.group_bounds)
+            ).remote(cfg_ref, dir_ref, int(plan.key), bounds, i, self.writer)
+            for i in range(len(bounds))
         ]
-        self._driver_appends: list[ray.ObjectRef] = []
+        self._returns = len(bounds) + 2
+        self._exchange: Exchange = Exchange.initial(bounds, len(d.dept_ids))
+        self._running: list[ray.ObjectRef] = []  # the last submitted tick's group outputs
 
-    def tick(self, tick: int, arrivals: list[np.ndarray], inboxes: list[np.ndarray],
-             loads: np.ndarray, dept_spent: np.ndarray) -> TickReport:
-        # small arrays travel inline with the call: ray.put costs ~3 ms a tick here
-        loads_ref, spent_ref = loads, dept_spent
-        # a department with no arrivals this tick has nothing to say: skip the round trip
-        routed: list[Any] = [dept.route.remote(tick, tasks, loads_ref) if len(tasks) else _NOTHING_ROUTED
-                  for dept, tasks in zip(self.departments, arrivals, strict=True)]
-        stepped = [g.step.remote(tick, inbox, loads_ref, spent_ref)
-                   for g, inbox in zip(self.groups, inboxes, strict=True)]
-        try:
-            routed_out = [r if r is _NOTHING_ROUTED else ray.get(r) for r in routed]
-            stepped_out = ray.get(stepped)
-        except ray.exceptions.RayError as exc:
-            raise ActorCrashed(f"tick {tick}: {type(exc).__name__}: {_first_line(exc)}") from exc
-        return TickReport(
-            dept_messages=[r[0] for r in routed_out],
-            dept_events=[r[1] for r in routed_out],
-            dept_failed=[r[2] for r in routed_out],
-            group_messages=[s[0] for s in stepped_out],
-            group_loads=[s[1] for s in stepped_out],
-            group_spend=[s[2] for s in stepped_out],
-        )
+    def tick(self, tick: int, arrivals: list[np.ndarray]) -> None:
+        x, n = self._exchange, len(self.groups)
+        stepped = [g.step.options(num_returns=self._returns).remote(
+                       tick, tasks, *x.inbox[i], *x.loads, *x.spend)
+                   for i, (g, tasks) in enumerate(zip(self.groups, arrivals, strict=True))]
+        previous, self._running = self._running, [out[n + 1] for out in stepped]
+        self._exchange = Exchange(*gather(stepped))
+        # at most one tick queued behind the running one; a dead actor surfaces here
+        self._get(previous, tick)
 
-    def record(self, tick: int, events: np.ndarray, results: np.ndarray,
-               created: np.ndarray) -> None:
-        self._driver_appends = [self.ledger.append.remote(tick, events, results, created)]
+    def settle(self) -> Exchange:
+        x = self._exchange
+        self._get(self._running, -1)
+        self._running = []
+        inbox = [self._get(parts, -1) for parts in x.inbox]
+        return Exchange(inbox, self._get(x.loads, -1), self._get(x.spend, -1))
 
-    def totals(self) -> LedgerTotals:
-        self._drain()
-        return ray.get(self.ledger.totals.remote())
+    def snapshot(self) -> list[dict[str, object]]:
+        return self._get([g.state_dict.remote() for g in self.groups], -1)
+
+    def restore(self, groups: list[dict[str, object]], exchange: Exchange) -> None:
+        self._get([g.load_state.remote(st) for g, st in zip(self.groups, groups, strict=True)], -1)
+        self._exchange = exchange
+        self._running = []
+
+    def dept_spent(self) -> np.ndarray:
+        running = self._get([self.groups[0].dept_spent.remote()], -1)[0]
+        return self.settle().dept_spent(running)
+
+    def shard_totals(self) -> list[ShardTotals]:
+        return self._get([g.totals.remote() for g in self.groups], -1)
 
     def agent_rows(self) -> list[dict[str, np.ndarray]]:
-        return ray.get([g.agent_rows.remote() for g in self.groups])
+        return self._get([g.agent_rows.remote() for g in self.groups], -1)
 
     def open_task_ids(self) -> list[int]:
-        return [t for ids in ray.get([g.open_task_ids.remote() for g in self.groups]) for t in ids]
-
-    def snapshot(self) -> tuple[list[dict[str, object]], dict[str, object]]:
-        self._drain()
-        groups = ray.get([g.state_dict.remote() for g in self.groups])
-        return groups, ray.get(self.ledger.state.remote())
-
-    def restore(self, groups: list[dict[str, object]], ledger: dict[str, object]) -> None:
-        ray.get([g.load_state.remote(st) for g, st in zip(self.groups, groups, strict=True)]
-                + [self.ledger.restore.remote(ledger)])
-        self._driver_appends = []
-
-    def record_incident(self, tick: int, rows: np.ndarray) -> None:
-        ray.get(self.ledger.record_incident.remote(tick, rows))
+        return [t for ids in self._get([g.open_task_ids.remote() for g in self.groups], -1)
+                for t in ids]
 
     def group_pids(self) -> list[int]:
-        return ray.get([g.pid.remote() for g in self.groups])
-
-    def _drain(self) -> None:
-        ray.get([g.sync.remote() for g in self.groups] + self._driver_appends)
-        self._driver_appends = []
+        return self._get([g.pid.remote() for g in self.groups], -1)
 
     def close(self) -> None:
-        for handle in [*self.groups, *self.departments, self.secops, self.ledger]:
+        for handle in [*self.groups, self.secops, self.writer]:
             with contextlib.suppress(ray.exceptions.RayError):  # already gone
                 ray.kill(handle)
+
+    @staticmethod
+    def _get(refs: list[Any], tick: int) -> list[Any]:
+        """ray.get, with a dead actor reported as ActorCrashed (the run rolls back)."""
+        pending = [r for r in refs if isinstance(r, ray.ObjectRef)]
+        try:
+            values = iter(ray.get(pending))
+        except ray.exceptions.RayError as exc:
+            cause = _root_cause(exc)
+            if not isinstance(cause, _LOST):
+                raise  # an error in the simulation itself: no retry would help
+            where = f"tick {tick}" if tick >= 0 else "settling"
+            raise ActorCrashed(f"{where}: {type(cause).__name__}: {_first_line(cause)}") from exc
+        return [next(values) if isinstance(r, ray.ObjectRef) else r for r in refs]
+
+
+# a process or its objects are gone: rebuilding the actors from the last good state helps
+_LOST = (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
+         ray.exceptions.ObjectLostError, ray.exceptions.OwnerDiedError,
+         ray.exceptions.NodeDiedError, ray.exceptions.ActorUnavailableError)
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """A task that failed because an input failed wraps that input's error."""
+    seen = 0
+    while isinstance(exc, ray.exceptions.RayTaskError) and seen < 100:
+        cause = getattr(exc, "cause", None)
+        if cause is None or cause is exc:
+            break
+        exc, seen = cause, seen + 1
+    return exc
 
 
 def _first_line(exc: BaseException) -> str:

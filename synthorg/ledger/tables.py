@@ -48,8 +48,10 @@ def actor_names(d: OrgDirectory) -> dict[int, str]:
 
 
 def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
+    """Every shard's events in one table, in ledger order: (tick, actor, seq)."""
     (
         _scan(files, EVENT_DTYPE)
+        .sort("tick", "actor", "seq", maintain_order=True)
         .with_columns(
             pl.col("actor").alias("actor_index"),
             pl.col("actor").replace_strict(actor_names(d), return_dtype=pl.String),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+import itertools
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,8 +11,9 @@ from typing import Protocol
 import numpy as np
 
 from synthorg.config.models import CompanyConfig
-from synthorg.ledger.ledger import LedgerTotals
+from synthorg.ledger.ledger import ShardTotals
 from synthorg.org.directory import OrgDirectory
+from synthorg.sim.hosts import Exchange
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,55 +27,59 @@ class RunPlan:
     run_id: str
     group_bounds: tuple[tuple[int, int], ...]
 
-    @property
-    def sources(self) -> int:
-        """Ledger sources per tick: every group, plus the driver."""
-        return len(self.group_bounds) + 1
-
-
-@dataclass(frozen=True, eq=False)
-class TickReport:
-    """What came back from departments and groups in one tick."""
-
-    dept_messages: list[np.ndarray]
-    dept_events: list[np.ndarray]
-    dept_failed: list[np.ndarray]
-    group_messages: list[np.ndarray]
-    group_loads: list[np.ndarray]
-    group_spend: list[np.ndarray]
-
 
 class Backend(Protocol):
-    def tick(self, tick: int, arrivals: list[np.ndarray], inboxes: list[np.ndarray],
-             loads: np.ndarray, dept_spent: np.ndarray) -> TickReport: ...
+    def tick(self, tick: int, arrivals: list[np.ndarray]) -> None:
+        """Step every group host with the arrivals for its departments. Hosts may still be
+        running when this returns (Ray): `settle` waits."""
 
-    def record(self, tick: int, events: np.ndarray, results: np.ndarray,
-               created: np.ndarray) -> None:
-        """The driver's own ledger batch for the tick (its events and the departments')."""
+    def settle(self) -> Exchange:
+        """Wait for every tick started so far; what is in flight to the next tick."""
 
-    def totals(self) -> LedgerTotals: ...
+    def snapshot(self) -> list[dict[str, object]]:
+        """Every group host's state; call after `settle`."""
+
+    def restore(self, groups: list[dict[str, object]], exchange: Exchange) -> None: ...
+
+    def dept_spent(self) -> np.ndarray:
+        """Micro-USD spent per department so far (after `settle`)."""
+
+    def shard_totals(self) -> list[ShardTotals]: ...
 
     def agent_rows(self) -> list[dict[str, np.ndarray]]: ...
 
     def open_task_ids(self) -> list[int]: ...
 
-    def snapshot(self) -> tuple[list[dict[str, object]], dict[str, object]]:
-        """(state of every group, ledger state) at a tick boundary."""
-
-    def restore(self, groups: list[dict[str, object]], ledger: dict[str, object]) -> None: ...
-
-    def record_incident(self, tick: int, rows: np.ndarray) -> None: ...
-
     def close(self) -> None: ...
 
 
-def group_bounds(n_agents: int, agents_per_actor: int | str, workers: int) -> tuple[tuple[int, int], ...]:
-    """Contiguous agent ranges, one per group. `auto` spreads agents over `workers`."""
-    if agents_per_actor == "auto":
-        per = math.ceil(n_agents / max(1, min(workers, n_agents)))
-    else:
+# Cost of one agent's step relative to one task's handling (routing, queueing, closing),
+# measured on megacorp: the vectorised per-agent work is small next to per-task Python.
+AGENT_WEIGHT = 1 / 64
+
+
+def expected_work(config: CompanyConfig, directory: OrgDirectory) -> np.ndarray:
+    """Per agent: the share of arriving tasks it may be routed, plus a little for being there."""
+    work = np.full(directory.size, AGENT_WEIGHT)
+    for (_, t), pool in directory.handlers.items():
+        if len(pool):
+            work[pool] += config.workload.task_types[t].rate / len(pool)
+    return work
+
+
+def group_bounds(n_agents: int, agents_per_actor: int | str, workers: int,
+                 work: np.ndarray | None = None) -> tuple[tuple[int, int], ...]:
+    """Contiguous agent ranges, one per group. `auto` makes `workers` groups of about equal
+    expected work (equal headcount without `work`): the slowest group sets the tick's pace."""
+    if agents_per_actor != "auto":
         per = int(agents_per_actor)
-    return tuple((lo, min(lo + per, n_agents)) for lo in range(0, n_agents, per))
+        return tuple((lo, min(lo + per, n_agents)) for lo in range(0, n_agents, per))
+    groups = max(1, min(workers, n_agents))
+    weights = np.ones(n_agents) if work is None else np.asarray(work, dtype=np.float64)
+    cum = np.cumsum(weights)
+    cuts = np.searchsorted(cum, cum[-1] * np.arange(1, groups) / groups, side="right")
+    edges = np.unique(np.clip(np.r_[0, cuts, n_agents], 0, n_agents))
+    return tuple((int(lo), int(hi)) for lo, hi in itertools.pairwise(edges.tolist()) if hi > lo)
 
 
 def local_cpus() -> int:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synthorg.errors import MisuseError
+from synthorg.sim.hosts import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
-FORMAT = 1
+FORMAT = 2  # 2: sharded ledger, exchange in flight
 DIR_NAME = "checkpoints"
 
 
@@ -33,7 +34,7 @@ class Checkpoint:
     bounds: tuple[tuple[int, int], ...]
     driver: dict[str, object]
     groups: list[dict[str, object]]
-    ledger: dict[str, object]
+    exchange: Exchange
 
 
 def checkpoint_path(run_dir: Path, tick: int) -> Path:

@@ -29,11 +29,11 @@ from synthorg.domain.enums import EventKind
 from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR
 from synthorg.domain.rng import root_key
 from synthorg.errors import ActorCrashed, Interrupted, MisuseError, RunFailure
-from synthorg.ledger.ledger import PARTS_DIR
+from synthorg.ledger.ledger import PARTS_DIR, combine, record_incident
 from synthorg.ledger.tables import write_agents, write_events, write_tasks
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.sim import checkpoint as ckpt
-from synthorg.sim.backend import Backend, RunPlan, group_bounds, local_cpus
+from synthorg.sim.backend import Backend, RunPlan, expected_work, group_bounds, local_cpus
 from synthorg.sim.driver import Driver
 from synthorg.sim.local import LocalBackend
 from synthorg.sim.summary import Summary, summarise
@@ -105,7 +105,8 @@ class Simulation:
         self.out.mkdir(parents=True, exist_ok=True)
         directory = OrgDirectory.from_config(cfg)
         backend_cls, workers = self._backend_class()
-        bounds = group_bounds(directory.size, cfg.runtime.agents_per_actor, workers)
+        bounds = group_bounds(directory.size, cfg.runtime.agents_per_actor, workers,
+                              expected_work(cfg, directory))
         digest = ckpt.config_digest(json.dumps(cfg.model_dump(mode="json", exclude={"simulation"}),
                                                sort_keys=True))
         if start is not None:
@@ -120,7 +121,7 @@ class Simulation:
         driver = Driver(plan, backend, self.seed)
         try:
             if start is not None:
-                backend.restore(start.groups, start.ledger)
+                backend.restore(start.groups, start.exchange)
                 driver.load_state(start.driver)
             good = ckpt.encode(self._capture(driver, backend, digest, bounds))
             tick_seconds = 0.0
@@ -146,13 +147,17 @@ class Simulation:
                     if stop.is_set() and driver.tick < ticks:
                         ckpt.write(self.out, self._capture(driver, backend, digest, bounds))
                         raise Interrupted(str(self.out), driver.tick)
-            totals = backend.totals()
-            open_ids = backend.open_task_ids() + driver.in_flight_task_ids()
+            t0 = time.perf_counter()
+            exchange = backend.settle()  # the last ticks may still be running
+            tick_seconds += time.perf_counter() - t0
+            totals = combine([*backend.shard_totals(), driver.ledger.totals()], driver.tick)
+            open_ids = backend.open_task_ids() + exchange.task_ids()
             agent_rows = backend.agent_rows()
+            spent = backend.dept_spent()
         finally:
             backend.close()
             self.backend = None
-        return self._finish(plan, totals, open_ids, agent_rows, driver, ticks, started,
+        return self._finish(plan, totals, open_ids, agent_rows, spent, ticks, started,
                             tick_seconds, incidents, keep_parts=bool(every))
 
     def _recover(self, plan: RunPlan, backend: Backend, good: bytes, tick: int,
@@ -162,20 +167,20 @@ class Simulation:
         state = ckpt.decode(good, "in-memory checkpoint")
         backend_cls, _ = self._backend_class()
         backend = self.backend = backend_cls(plan)
-        backend.restore(state.groups, state.ledger)
+        backend.restore(state.groups, state.exchange)
         driver = Driver(plan, backend, self.seed)
         driver.load_state(state.driver)
         row = np.zeros(1, dtype=EVENT_DTYPE)
         row[0] = (tick, SYSTEM_ACTOR, 0, EventKind.incident, -1, state.tick, 0.0, 0)
-        backend.record_incident(tick, row)
+        record_incident(self.out, tick, row)
         return backend, driver
 
     def _capture(self, driver: Driver, backend: Backend, digest: str,
                  bounds: tuple[tuple[int, int], ...]) -> ckpt.Checkpoint:
-        groups, ledger = backend.snapshot()
+        exchange = backend.settle()
         return ckpt.Checkpoint(tick=driver.tick, seed=self.seed, config_digest=digest,
-                               bounds=bounds, driver=driver.state_dict(), groups=groups,
-                               ledger=ledger)
+                               bounds=bounds, driver=driver.state_dict(),
+                               groups=backend.snapshot(), exchange=exchange)
 
     def _check_compatible(self, start: ckpt.Checkpoint, directory: OrgDirectory, digest: str,
                           forked: bool) -> None:
@@ -198,7 +203,7 @@ class Simulation:
         return LocalBackend, workers
 
     def _finish(self, plan: RunPlan, totals: object, open_ids: list[int],
-                agent_rows: list[dict[str, np.ndarray]], driver: Driver, ticks: int,
+                agent_rows: list[dict[str, np.ndarray]], spent: np.ndarray, ticks: int,
                 started: float, tick_seconds: float, incidents: int,
                 keep_parts: bool) -> RunResult:
         directory = plan.directory
@@ -215,7 +220,7 @@ class Simulation:
             totals,  # type: ignore[arg-type]
             tasks_open=len(set(open_ids)),
             mean_quality=float(done["quality"].mean()) if len(done) else 0.0,  # type: ignore[arg-type]
-            cost_usd=float(driver.dept_spent.sum()) / MICRO,
+            cost_usd=float(spent.sum()) / MICRO,
             run_id=plan.run_id, company=self.config.company.name,
             backend=self.config.runtime.backend, seed=self.seed, ticks=ticks,
             agents=directory.size, groups=len(plan.group_bounds), incidents=incidents,

@@ -1,0 +1,151 @@
+"""What one process hosts, the same in both backends: an agent group with its ledger shard,
+its SecOps interceptor and the departments whose head it holds. Hosts exchange plain arrays,
+so the local backend calls them directly and the Ray backend passes them between actors as
+object refs, without the driver touching the bytes.
+
+The exchange between tick t and t+1 (`Exchange`): each host's messages split by destination
+group, each group's loads and each group's spend. A group merges its inbox parts itself.
+
+Departments live with their head's group rather than in processes of their own: routing a
+tick's arrivals is a few milliseconds of numpy, less than what a Ray call per department and
+tick costs on a small machine, and it keeps routing parallel across the groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+
+from synthorg.config.models import CompanyConfig
+from synthorg.domain.enums import TASK_CARRYING
+from synthorg.domain.records import MESSAGE_DTYPE
+from synthorg.engine.group import AgentGroup
+from synthorg.ledger.ledger import LedgerShard, PartSink, ShardTotals
+from synthorg.org.directory import OrgDirectory
+from synthorg.org.routing import Department
+from synthorg.secops.rules import RuleEngine, SecOpsPort
+
+
+def group_starts(bounds: Sequence[tuple[int, int]]) -> np.ndarray:
+    """First agent of every group but the first: the cut points for `split_by_group`."""
+    return np.array([lo for lo, _ in bounds[1:]], dtype=np.int64)
+
+
+def split_by_group(msgs: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
+    """Messages per destination group, each part keeping the sender order."""
+    if not len(starts):
+        return [msgs]
+    dest = np.searchsorted(starts, msgs["dst"], side="right")
+    order = np.argsort(dest, kind="stable")
+    cuts = np.searchsorted(dest[order], np.arange(1, len(starts) + 1))
+    return np.split(msgs[order], cuts)
+
+
+def merge_inbox(parts: Sequence[np.ndarray]) -> np.ndarray:
+    """One group's inbox ordered by (dst, src, seq). When the parts' concatenation is sorted
+    by (src, seq) already, a stable sort by destination finishes the job."""
+    msgs = np.concatenate(parts) if parts else np.zeros(0, MESSAGE_DTYPE)
+    src, seq = msgs["src"], msgs["seq"]
+    if np.all((src[1:] > src[:-1]) | ((src[1:] == src[:-1]) & (seq[1:] > seq[:-1]))):
+        return msgs[np.argsort(msgs["dst"], kind="stable")]
+    return msgs[np.lexsort((seq, src, msgs["dst"]))]
+
+
+T = TypeVar("T")
+
+
+def gather(stepped: Sequence[Sequence[T]]) -> tuple[list[list[T]], list[T], list[T]]:
+    """Next tick's (inbox parts per group, loads, spend) from this tick's host outputs; works
+    on arrays and on Ray object refs alike."""
+    n = len(stepped)
+    inbox = [[out[g] for out in stepped] for g in range(n)]
+    return inbox, [out[n] for out in stepped], [out[n + 1] for out in stepped]
+
+
+def department_hosts(directory: OrgDirectory, bounds: Sequence[tuple[int, int]]) -> list[list[int]]:
+    """The departments each group hosts: those whose head is one of its agents."""
+    where = np.searchsorted(group_starts(bounds), np.maximum(directory.dept_head, 0), side="right")
+    return [[k for k in range(len(where)) if where[k] == g] for g in range(len(bounds))]
+
+
+def shard_name(group: int) -> str:
+    return f"g{group:05d}"
+
+
+DRIVER_SHARD = "driver"
+
+
+@dataclass
+class Exchange:
+    """What is in flight from one tick to the next (arrays here; refs inside the Ray backend)."""
+
+    inbox: list[list[np.ndarray]]  # per destination group, parts in ascending sender order
+    loads: list[np.ndarray]  # per group, int32 per agent
+    spend: list[np.ndarray]  # per group, micro-USD per department spent in the last tick
+
+    @classmethod
+    def initial(cls, bounds: Sequence[tuple[int, int]], departments: int) -> Exchange:
+        """Before the first tick: no messages, no load, nothing spent (one part per group)."""
+        return cls(inbox=[[np.zeros(0, MESSAGE_DTYPE) for _ in bounds] for _ in bounds],
+                   loads=[np.zeros(hi - lo, dtype=np.int32) for lo, hi in bounds],
+                   spend=[np.zeros(departments, dtype=np.int64) for _ in bounds])
+
+    def task_ids(self) -> list[int]:
+        """Tasks travelling in messages (assigned or handed over, not yet received)."""
+        codes = [int(k) for k in TASK_CARRYING]
+        return [t for parts in self.inbox for m in parts
+                for t in m["t_task"][np.isin(m["kind"], codes)].tolist()]
+
+    def dept_spent(self, running: np.ndarray) -> np.ndarray:
+        return running + np.sum(self.spend, axis=0, dtype=np.int64)
+
+
+class GroupHost:
+    """An agent group with what travels with it: a ledger shard, a SecOps interceptor (the
+    rule engine, in-process: a round trip mid-step would stall every agent of the group), the
+    departments it hosts and its running view of department spend."""
+
+    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
+                 bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
+                 secops: SecOpsPort | None = None) -> None:
+        lo, hi = bounds[index]
+        self.index = index
+        self.group = AgentGroup(config, directory, key, lo, hi)
+        self.ledger = LedgerShard(shard_name(index), sink)
+        self.secops = secops or RuleEngine(directory, config.policies.security)
+        # descending index: their sender ids (-1 - dept) ascend, ahead of the agents'
+        self.departments = [Department(directory, k)
+                            for k in reversed(department_hosts(directory, bounds)[index])]
+        self.dept_spent = np.zeros(len(directory.dept_ids), dtype=np.int64)
+        self._starts = group_starts(bounds)
+
+    def step(self, tick: int, arrivals: np.ndarray, inbox: Sequence[np.ndarray],
+             loads: Sequence[np.ndarray], spend: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Route this host's departments' arrivals and step the agents, both on the loads as
+        of the end of the last tick. Returns [messages for group 0, ..., for group G-1, own
+        loads, own spend]."""
+        for s in spend:
+            self.dept_spent += s
+        all_loads = np.concatenate(loads)
+        routed = [dept.route(tick, arrivals[arrivals["dept"] == dept.dept], all_loads)
+                  for dept in self.departments]
+        out = self.group.step(tick, merge_inbox(inbox), all_loads, self.dept_spent, self.secops)
+        self.ledger.append(np.concatenate([*(r[1] for r in routed), out.events]),
+                           np.concatenate([*(r[2] for r in routed), out.results]))
+        messages = np.concatenate([*(r[0] for r in routed), out.messages])
+        return [*split_by_group(messages, self._starts), out.loads, out.spend]
+
+    def totals(self) -> ShardTotals:
+        return self.ledger.totals()
+
+    def state_dict(self) -> dict[str, object]:
+        return {"group": self.group.state_dict(), "ledger": self.ledger.state(),
+                "dept_spent": self.dept_spent.copy()}
+
+    def load_state(self, state: dict[str, object]) -> None:
+        self.group.load_state(state["group"])  # type: ignore[arg-type]
+        self.ledger.restore(state["ledger"])  # type: ignore[arg-type]
+        self.dept_spent = np.array(state["dept_spent"], dtype=np.int64)

@@ -1,0 +1,86 @@
+"""The sharded ledger and the exchange between group hosts."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+import synthorg
+from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE
+from synthorg.ledger.fingerprint import fingerprint
+from synthorg.org.directory import OrgDirectory
+from synthorg.sim.backend import expected_work, group_bounds
+from synthorg.sim.hosts import department_hosts, group_starts, merge_inbox, split_by_group
+from tests.conftest import ENTERPRISE, STARTUP
+
+
+def _events(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    rows = np.zeros(n, EVENT_DTYPE)
+    rows["tick"] = rng.integers(0, 5, n)
+    rows["actor"] = rng.integers(-3, 50, n)
+    rows["seq"] = np.arange(n)
+    rows["value"] = rng.random(n)
+    return rows
+
+
+@given(st.integers(0, 200), st.lists(st.integers(0, 200), max_size=4), st.integers(0, 2**16))
+def test_fingerprint_adds_up_over_any_partition(n, cuts, seed):
+    rows = _events(n, seed)
+    parts = np.split(rows, sorted(min(c, n) for c in cuts))
+    total = np.zeros(2, np.uint64)
+    with np.errstate(over="ignore"):
+        for p in parts:
+            total += fingerprint(p, 0)
+    assert (total == fingerprint(rows, 0)).all()
+
+
+def test_fingerprint_sees_every_byte_and_the_stream():
+    rows = _events(100, 1)
+    base = fingerprint(rows, 0)
+    changed = rows.copy()
+    changed["value"][37] = np.nextafter(changed["value"][37], 2.0)
+    assert (fingerprint(changed, 0) != base).all()
+    assert (fingerprint(rows[:-1], 0) != base).all()
+    assert (fingerprint(rows, 1) != base).all()
+
+
+@given(st.lists(st.integers(0, 29), max_size=60), st.lists(st.integers(1, 29), max_size=4))
+def test_split_then_merge_orders_by_destination_then_sender(dsts, cut_points):
+    starts = np.array(sorted(set(cut_points)), dtype=np.int64)
+    msgs = np.zeros(len(dsts), MESSAGE_DTYPE)
+    msgs["src"] = np.sort(np.random.default_rng(len(dsts)).integers(-3, 30, len(dsts)))
+    msgs["seq"] = np.arange(len(dsts))
+    msgs["dst"] = dsts
+    parts = split_by_group(msgs, starts)
+    assert len(parts) == len(starts) + 1
+    edges = np.r_[0, starts, 30]
+    for g, part in enumerate(parts):
+        assert ((part["dst"] >= edges[g]) & (part["dst"] < edges[g + 1])).all()
+        merged = merge_inbox([part[len(part) // 2:], part[:len(part) // 2]])  # out of order
+        assert [tuple(r) for r in merged[["dst", "src", "seq"]].tolist()] == sorted(
+            tuple(r) for r in part[["dst", "src", "seq"]].tolist())
+
+
+def test_auto_groups_balance_expected_work():
+    cfg = synthorg.load_config(ENTERPRISE)
+    d = OrgDirectory.from_config(cfg)
+    work = expected_work(cfg, d)
+    bounds = group_bounds(d.size, "auto", 2, work)
+    assert bounds[0][0] == 0 and bounds[-1][1] == d.size and len(bounds) == 2
+    shares = [work[lo:hi].sum() / work.sum() for lo, hi in bounds]
+    assert max(shares) < 0.52
+    assert group_bounds(d.size, 300, 2, work) == tuple((lo, min(lo + 300, d.size))
+                                                       for lo in range(0, d.size, 300))
+
+
+def test_every_department_is_hosted_once_by_its_heads_group():
+    d = OrgDirectory.from_config(synthorg.load_config(STARTUP))
+    bounds = group_bounds(d.size, 5, 1)
+    hosts = department_hosts(d, bounds)
+    assert sorted(k for ks in hosts for k in ks) == list(range(len(d.dept_ids)))
+    starts = group_starts(bounds)
+    for g, ks in enumerate(hosts):
+        for k in ks:
+            assert int(np.searchsorted(starts, d.dept_head[k], side="right")) == g
