@@ -18,9 +18,11 @@ from synthorg.sim.backend import RunPlan
 from synthorg.sim.hosts import Exchange, gather
 
 _dashboard: dict[str, str | None] = {"url": None}
-# A tick's batches (messages, events) are a few hundred KB: passing them inline over gRPC is
-# cheaper here than a round trip through the shared-memory object store.
-SYSTEM_CONFIG = {"max_direct_call_object_size": 8 * 2**20}
+# A tick's batches are a few hundred KB: passing them inline over gRPC is cheaper here than a
+# round trip through the shared-memory object store. Ray starts workers at nice 15, behind
+# the driver and its daemons; a simulation's few group workers are the work, so they run at
+# normal priority (only when this process starts Ray: a cluster keeps its own settings).
+SYSTEM_CONFIG = {"max_direct_call_object_size": 8 * 2**20, "worker_niceness": 0}
 
 
 def ensure_ray(address: str | None = None, dashboard: bool = False) -> int:

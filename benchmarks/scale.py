@@ -17,6 +17,7 @@ def main() -> None:
     parser.add_argument("--ticks", type=int, default=100)
     parser.add_argument("--backends", default="ray,local")
     parser.add_argument("--memory-ticks", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per size and backend; best counts")
     args = parser.parse_args()
     backends = args.backends.split(",")
     if "ray" in backends:
@@ -24,7 +25,7 @@ def main() -> None:
 
         ensure_ray()
     sizes = [int(a) for a in args.agents.split(",")]
-    for row in throughput(sizes, args.ticks, backends):
+    for row in throughput(sizes, args.ticks, backends, args.repeat):
         print(json.dumps(row), flush=True)
     print(json.dumps(memory_flat(10_000, args.memory_ticks, backends[0], warmup=100)), flush=True)
 

@@ -174,6 +174,8 @@ def bench(
     memory_agents: Annotated[int, typer.Option(min=0, help="agents for the memory run; 0 skips")
                              ] = 10000,
     memory_ticks: Annotated[int, typer.Option(min=2, help="ticks of the memory run")] = 200,
+    repeat: Annotated[int, typer.Option(min=1, help="runs per size and backend; the best "
+                                        "counts (a shared machine is noisy)")] = 3,
     address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
 ) -> None:
     """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory."""
@@ -191,7 +193,7 @@ def bench(
         from actors.ray_backend import ensure_ray
 
         ensure_ray(address)
-    for row in throughput(sizes, ticks, chosen):
+    for row in throughput(sizes, ticks, chosen, repeat):
         print(json.dumps(row), flush=True)
     if memory_agents:
         backend = "ray" if "ray" in chosen else "local"
