@@ -79,7 +79,9 @@ class RayBackend:
         self._get(self._running, -1)
         self._running = []
         inbox = [self._get(parts, -1) for parts in x.inbox]
-        return Exchange(inbox, self._get(x.loads, -1), self._get(x.spend, -1))
+        # keep the arrays: a later settle (or the next tick's calls) need not fetch them again
+        self._exchange = Exchange(inbox, self._get(x.loads, -1), self._get(x.spend, -1))
+        return self._exchange
 
     def snapshot(self) -> list[dict[str, object]]:
         return self._get([g.state_dict.remote() for g in self.groups], -1)

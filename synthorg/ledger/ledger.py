@@ -9,6 +9,7 @@ The final tables order rows by (tick, actor, seq).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import io
 from dataclasses import dataclass, field
@@ -78,6 +79,9 @@ class ShardTotals:
         return ShardTotals(fp, self.rows + other.rows, self.event_counts + other.event_counts,
                            self.message_kinds + other.message_kinds,
                            self.completed + other.completed, self.failed + other.failed)
+
+    def copy(self) -> ShardTotals:
+        return copy.deepcopy(self)
 
 
 @dataclass
@@ -156,10 +160,7 @@ class LedgerShard:
     def state(self) -> dict[str, object]:
         """Everything needed to continue from here; flushes so parts on disk are the offset."""
         self.flush()
-        t = self._totals
-        return {"shard": self.shard, "part_no": self._part_no,
-                "totals": ShardTotals(t.fingerprint.copy(), t.rows.copy(), t.event_counts.copy(),
-                                      t.message_kinds.copy(), t.completed, t.failed)}
+        return {"shard": self.shard, "part_no": self._part_no, "totals": self._totals.copy()}
 
     def restore(self, state: dict[str, object]) -> None:
         """Continue from `state`: this shard's part files written after it are discarded."""
@@ -167,9 +168,7 @@ class LedgerShard:
             raise ValueError(f"ledger state of shard {state['shard']} given to {self.shard}")
         self._part_no = int(state["part_no"])  # type: ignore[call-overload]
         saved: ShardTotals = state["totals"]  # type: ignore[assignment]
-        self._totals = ShardTotals(np.array(saved.fingerprint), np.array(saved.rows),
-                                   np.array(saved.event_counts), np.array(saved.message_kinds),
-                                   saved.completed, saved.failed)
+        self._totals = saved.copy()  # writable: arrays from Ray's object store are read-only
         for chunks in self._buffers.values():
             chunks.clear()
         self._buffered = 0

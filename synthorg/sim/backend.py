@@ -78,8 +78,8 @@ def group_bounds(n_agents: int, agents_per_actor: int | str, workers: int,
     weights = np.ones(n_agents) if work is None else np.asarray(work, dtype=np.float64)
     cum = np.cumsum(weights)
     cuts = np.searchsorted(cum, cum[-1] * np.arange(1, groups) / groups, side="right")
-    edges = np.unique(np.clip(np.r_[0, cuts, n_agents], 0, n_agents))
-    return tuple((int(lo), int(hi)) for lo, hi in itertools.pairwise(edges.tolist()) if hi > lo)
+    edges = np.unique(np.r_[0, cuts, n_agents])  # sorted, no empty groups
+    return tuple((int(lo), int(hi)) for lo, hi in itertools.pairwise(edges.tolist()))
 
 
 def local_cpus() -> int:

@@ -16,7 +16,6 @@ from synthorg.sim.hosts import DRIVER_SHARD, department_hosts
 
 class Driver:
     def __init__(self, plan: RunPlan, backend: Backend, seed: int) -> None:
-        self.plan = plan
         self.backend = backend
         self.workload = WorkloadGenerator(plan.config.workload, plan.directory, seed)
         self.ledger = LedgerShard(DRIVER_SHARD, DirectorySink(plan.run_dir))

@@ -26,7 +26,7 @@ from synthorg.engine.group import AgentGroup
 from synthorg.ledger.ledger import LedgerShard, PartSink, ShardTotals
 from synthorg.org.directory import OrgDirectory
 from synthorg.org.routing import Department
-from synthorg.secops.rules import RuleEngine, SecOpsPort
+from synthorg.secops.rules import RuleEngine
 
 
 def group_starts(bounds: Sequence[tuple[int, int]]) -> np.ndarray:
@@ -109,13 +109,12 @@ class GroupHost:
     departments it hosts and its running view of department spend."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
-                 bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
-                 secops: SecOpsPort | None = None) -> None:
+                 bounds: Sequence[tuple[int, int]], index: int, sink: PartSink) -> None:
         lo, hi = bounds[index]
         self.index = index
         self.group = AgentGroup(config, directory, key, lo, hi)
         self.ledger = LedgerShard(shard_name(index), sink)
-        self.secops = secops or RuleEngine(directory, config.policies.security)
+        self.secops = RuleEngine(directory, config.policies.security)
         # descending index: their sender ids (-1 - dept) ascend, ahead of the agents'
         self.departments = [Department(directory, k)
                             for k in reversed(department_hosts(directory, bounds)[index])]
