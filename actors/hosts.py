@@ -13,7 +13,7 @@ from synthorg.config.models import CompanyConfig
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.org.directory import OrgDirectory
 from synthorg.secops.rules import RuleEngine
-from synthorg.sim.hosts import GroupHost
+from synthorg.sim.hosts import Exchange, GroupHost
 
 
 @ray.remote(num_cpus=0)
@@ -74,16 +74,29 @@ class AgentGroupActor:
         self._sink = RemoteSink(writer)
         self._host = GroupHost(config, directory, np.uint64(key), bounds, index, self._sink)
         self._groups = len(bounds)
+        # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
+        self._inputs = Exchange.initial(bounds, len(directory.dept_ids)).inputs(index)
         # This process lives for the run: move Ray's and our start-up objects out of the
         # collector's way, so collections triggered by each tick's many small tuples only scan
         # what the tick made (a full scan of Ray's import graph costs milliseconds).
         gc.freeze()
 
     def step(self, tick: int, arrivals: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
-        """arrays: every group's inbox part for this group, loads and spend, in group order
-        (flat, because Ray resolves only top-level object refs)."""
+        """arrays: `Exchange.inputs` for this group (flat, because Ray resolves only
+        top-level object refs)."""
         n = self._groups
         return self._host.step(tick, arrivals, arrays[:n], arrays[n:2 * n], arrays[2 * n:])
+
+    def advance(self, tick: int, arrivals: np.ndarray) -> tuple[np.ndarray, ...]:
+        """`step` on the inputs `receive` kept."""
+        return tuple(self.step(tick, arrivals, *self._inputs))
+
+    def receive(self, *arrays: np.ndarray) -> None:
+        """Keep the inputs of the next `advance` (`Exchange.inputs` for this group)."""
+        self._inputs = arrays
+
+    def inputs(self) -> tuple[np.ndarray, ...]:
+        return self._inputs
 
     def __repr__(self) -> str:  # the dashboard shows it beside the actor
         lo, hi = self._host.group.lo, self._host.group.hi

@@ -206,6 +206,10 @@ class RuntimeSpec(Frozen):
         default="auto", description="agents hosted by one group actor; auto = spread over CPUs"
     )
     checkpoint_every: int = Field(default=0, ge=0, description="ticks between checkpoints; 0 = off")
+    pipeline: Literal["auto", "graph", "tasks"] = Field(
+        default="auto", description="how ticks travel between Ray group actors: a compiled "
+        "graph (fast, for a few groups), actor calls (any number), or auto (the graph when there "
+        "are no more groups than CPUs, at most 8)")
 
     @field_validator("agents_per_actor")
     @classmethod

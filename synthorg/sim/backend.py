@@ -55,7 +55,7 @@ class Backend(Protocol):
 
 # Cost of one agent's step relative to one task's handling (routing, queueing, closing),
 # measured on megacorp: the vectorised per-agent work is small next to per-task Python.
-AGENT_WEIGHT = 1 / 64
+AGENT_WEIGHT = 1 / 8
 
 
 def expected_work(config: CompanyConfig, directory: OrgDirectory) -> np.ndarray:

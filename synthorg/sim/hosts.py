@@ -93,6 +93,17 @@ class Exchange:
                    loads=[np.zeros(hi - lo, dtype=np.int32) for lo, hi in bounds],
                    spend=[np.zeros(departments, dtype=np.int64) for _ in bounds])
 
+    def inputs(self, group: int) -> tuple[np.ndarray, ...]:
+        """What group `group` steps on, flat: its inbox parts, every group's loads, every
+        group's spend (the order `GroupHost.step` takes them in)."""
+        return (*self.inbox[group], *self.loads, *self.spend)
+
+    @classmethod
+    def from_inputs(cls, inputs: Sequence[Sequence[np.ndarray]]) -> Exchange:
+        """The inverse of `inputs`, from every group's."""
+        n = len(inputs)
+        return cls([list(x[:n]) for x in inputs], list(inputs[0][n:2 * n]), list(inputs[0][2 * n:]))
+
     def task_ids(self) -> list[int]:
         """Tasks travelling in messages (assigned or handed over, not yet received)."""
         codes = [int(k) for k in TASK_CARRYING]

@@ -76,6 +76,7 @@ def test_replay_detects_a_different_ledger(seed7, tmp_path):
 @pytest.mark.parametrize("override", [
     "runtime.agents_per_actor=1",
     "runtime.agents_per_actor=50",
+    "runtime.pipeline=tasks",
     "runtime.backend=local",
 ])
 def test_hash_does_not_depend_on_grouping_or_backend(seed7, tmp_path, override):

@@ -104,8 +104,10 @@ def test_corrupted_checkpoint_is_reported(tmp_path):
 
 
 @pytest.mark.ray
-def test_a_killed_group_actor_is_recovered(ray_session, tmp_path):
-    overrides = ["runtime.agents_per_actor=4", "runtime.checkpoint_every=10"]
+@pytest.mark.parametrize("pipeline", ["graph", "tasks"])
+def test_a_killed_group_actor_is_recovered(ray_session, tmp_path, pipeline):
+    overrides = ["runtime.agents_per_actor=8", "runtime.checkpoint_every=10",
+                 f"runtime.pipeline={pipeline}"]
     cfg = synthorg.load_config(STARTUP, overrides)
     reference = synthorg.Simulation(cfg, seed=3, out=tmp_path / "ref").run(ticks=60)
     sim = synthorg.Simulation(cfg, seed=3, out=tmp_path / "crash")
