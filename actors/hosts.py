@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -76,6 +77,7 @@ class AgentGroupActor:
         self._groups = len(bounds)
         # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
         self._inputs = Exchange.initial(bounds, len(directory.dept_ids)).inputs(index)
+        self._began = time.perf_counter()
         # This process lives for the run: move Ray's and our start-up objects out of the
         # collector's way, so collections triggered by each tick's many small tuples only scan
         # what the tick made (a full scan of Ray's import graph costs milliseconds).
@@ -89,11 +91,14 @@ class AgentGroupActor:
 
     def advance(self, tick: int, arrivals: np.ndarray) -> tuple[np.ndarray, ...]:
         """`step` on the inputs `receive` kept."""
+        self._began = time.perf_counter()
         return tuple(self.step(tick, arrivals, *self._inputs))
 
-    def receive(self, *arrays: np.ndarray) -> None:
-        """Keep the inputs of the next `advance` (`Exchange.inputs` for this group)."""
+    def receive(self, *arrays: np.ndarray) -> float:
+        """Keep the inputs of the next `advance` (`Exchange.inputs` for this group). Returns
+        the seconds since `advance` began: how long this tick took here."""
         self._inputs = arrays
+        return time.perf_counter() - self._began
 
     def inputs(self) -> tuple[np.ndarray, ...]:
         return self._inputs
