@@ -14,7 +14,7 @@ from synthorg.config.models import CompanyConfig
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.org.directory import OrgDirectory
 from synthorg.secops.rules import RuleEngine
-from synthorg.sim.hosts import Exchange, GroupHost
+from synthorg.sim.hosts import Exchange, GroupHost, StepTiming
 
 
 @ray.remote(num_cpus=0)
@@ -73,7 +73,9 @@ class AgentGroupActor:
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int,
                  bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle) -> None:
         self._sink = RemoteSink(writer)
-        self._host = GroupHost(config, directory, np.uint64(key), bounds, index, self._sink)
+        # flushes off the step: a group that stalls holds up every group at the tick's end
+        self._host = GroupHost(config, directory, np.uint64(key), bounds, index, self._sink,
+                               background_flush=True)
         self._groups = len(bounds)
         # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
         self._inputs = Exchange.initial(bounds, len(directory.dept_ids)).inputs(index)
@@ -94,19 +96,21 @@ class AgentGroupActor:
         self._began = time.perf_counter()
         return tuple(self.step(tick, arrivals, *self._inputs))
 
-    def receive(self, *arrays: np.ndarray) -> float:
+    def receive(self, *arrays: np.ndarray) -> tuple[float, StepTiming]:
         """Keep the inputs of the next `advance` (`Exchange.inputs` for this group). Returns
-        the seconds since `advance` began: how long this tick took here."""
+        the seconds since `advance` began (how long this tick took here) and the step's
+        timing (for placing the next ticks' routing)."""
         self._inputs = arrays
-        return time.perf_counter() - self._began
+        return time.perf_counter() - self._began, self._host.timing
 
     def inputs(self) -> tuple[np.ndarray, ...]:
         return self._inputs
 
     def __repr__(self) -> str:  # the dashboard shows it beside the actor
-        lo, hi = self._host.group.lo, self._host.group.hi
-        depts = ", ".join(self._host.group.dir.dept_ids[d.dept] for d in self._host.departments)
-        return f"AgentGroup(agents {lo}..{hi - 1}; departments: {depts or 'none'})"
+        group = self._host.group
+        heads = ", ".join(group.dir.dept_ids[k] for k, h in enumerate(group.dir.dept_head)
+                          if group.lo <= h < group.hi)
+        return f"AgentGroup(agents {group.lo}..{group.hi - 1}; heads of: {heads or 'none'})"
 
     def totals(self) -> ShardTotals:
         totals = self._host.totals()

@@ -29,19 +29,22 @@ from ray.experimental.compiled_dag_ref import CompiledDAGRef
 
 from synthorg.errors import ActorCrashed
 from synthorg.sim.hosts import Exchange, gather
+from synthorg.sim.placement import HomePlacement
 
 
 class TaskPipeline:
-    def __init__(self, groups: list[Any], initial: Exchange) -> None:
+    def __init__(self, groups: list[Any], initial: Exchange, placement: HomePlacement) -> None:
         self._groups = groups
+        self._placement = placement
         self._returns = len(groups) + 2
         self._exchange = initial  # arrays, or refs to them
         self._running: list[ray.ObjectRef] = []  # the last submitted tick's outputs
 
-    def submit(self, tick: int, arrivals: list[np.ndarray]) -> None:
+    def submit(self, tick: int, arrivals: np.ndarray) -> None:
         x = self._exchange
+        parts = self._placement.split(arrivals)
         stepped = [g.step.options(num_returns=self._returns).remote(tick, tasks, *x.inputs(i))
-                   for i, (g, tasks) in enumerate(zip(self._groups, arrivals, strict=True))]
+                   for i, (g, tasks) in enumerate(zip(self._groups, parts, strict=True))]
         previous, self._running = self._running, [out[-1] for out in stepped]
         self._exchange = Exchange(*gather(stepped))
         wait(previous, tick)  # at most one tick queued behind the running one
@@ -72,17 +75,19 @@ class GraphPipeline:
     # DEPTH ticks queued).
     NAP = 0.8
 
-    def __init__(self, groups: list[Any], initial: Exchange) -> None:
+    def __init__(self, groups: list[Any], initial: Exchange, placement: HomePlacement) -> None:
         self._groups = groups
+        self._placement = placement  # learns from each tick's timings
         self._graph = _compile(groups)
         self._pending: deque[list[Any]] = deque()  # per tick: a result ref per group
         self._took = 0.0  # seconds the last completed tick took in the slowest group
         self._done_at = 0.0  # when the driver saw it complete (time.monotonic)
         self.restore(initial)
 
-    def submit(self, tick: int, arrivals: list[np.ndarray]) -> None:
+    def submit(self, tick: int, arrivals: np.ndarray) -> None:
+        parts = self._placement.split(arrivals)
         with crashes_reported(tick):
-            self._pending.append(self._graph.execute(tick, *arrivals))
+            self._pending.append(self._graph.execute(tick, *parts))
         if len(self._pending) > self.DEPTH:
             time.sleep(max(0.0, self._done_at + self.NAP * self._took - time.monotonic()))
             self._complete(tick)
@@ -101,8 +106,9 @@ class GraphPipeline:
         self._pending.clear()  # after teardown: a dropped result then needs no release
 
     def _complete(self, tick: int) -> None:
-        took = wait(self._pending.popleft(), tick)  # every group's `receive`
-        self._took, self._done_at = max(took), time.monotonic()
+        reports = wait(self._pending.popleft(), tick)  # every group's `receive`
+        self._took, self._done_at = max(r[0] for r in reports), time.monotonic()
+        self._placement.observe([r[1] for r in reports])
 
 
 def _compile(groups: list[Any]) -> Any:

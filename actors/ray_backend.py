@@ -15,6 +15,7 @@ from actors.pipelines import GraphPipeline, TaskPipeline, wait
 from synthorg.ledger.ledger import ShardTotals
 from synthorg.sim.backend import RunPlan
 from synthorg.sim.hosts import Exchange
+from synthorg.sim.placement import BalancedPlacement, HomePlacement
 
 _dashboard: dict[str, str | None] = {"url": None}
 # A tick's batches are a few hundred KB: passing them inline over gRPC is cheaper here than a
@@ -66,10 +67,12 @@ class RayBackend:
         if kind == "auto":  # a waiting graph reader spins: never more groups than cores
             cpus = ray.cluster_resources().get("CPU", 1)
             kind = "graph" if len(bounds) <= min(GRAPH_MAX_GROUPS, cpus) else "tasks"
-        pipeline = GraphPipeline if kind == "graph" else TaskPipeline
-        self.pipeline: TaskPipeline | GraphPipeline = pipeline(self.groups, initial)
+        # the graph reports each group's step times, so routing can follow the faster cores
+        self.pipeline: TaskPipeline | GraphPipeline = (
+            GraphPipeline(self.groups, initial, BalancedPlacement(d, bounds)) if kind == "graph"
+            else TaskPipeline(self.groups, initial, HomePlacement(d, bounds)))
 
-    def tick(self, tick: int, arrivals: list[np.ndarray]) -> None:
+    def tick(self, tick: int, arrivals: np.ndarray) -> None:
         self.pipeline.submit(tick, arrivals)
 
     def settle(self) -> Exchange:

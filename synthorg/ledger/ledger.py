@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import io
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -111,10 +112,17 @@ def combine(shards: list[ShardTotals], ticks: int) -> LedgerTotals:
 
 
 class LedgerShard:
-    def __init__(self, shard: str, sink: PartSink, flush_rows: int = 200_000) -> None:
+    """`background=True` encodes and writes parts on a thread of their own (polars releases
+    the GIL), so a flush does not stall the tick it falls in: for a group actor that would
+    stall every other group at the tick's barrier too."""
+
+    def __init__(self, shard: str, sink: PartSink, flush_rows: int = 200_000,
+                 background: bool = False) -> None:
         self.shard = shard
         self._sink = sink
         self._flush_rows = flush_rows
+        self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"ledger-{shard}") if background else None
+        self._writing: list[Future[None]] = []
         self._totals = ShardTotals()
         self._buffers: dict[str, list[np.ndarray]] = {k: [] for k in STREAMS}
         self._buffered = 0
@@ -144,22 +152,40 @@ class LedgerShard:
             self.flush()
 
     def flush(self) -> None:
-        for name, chunks in self._buffers.items():
-            if chunks:
-                data = io.BytesIO()
-                frame_of(np.concatenate(chunks)).write_parquet(data)
-                self._sink.write(part_name(name, self.shard, self._part_no), data.getvalue())
-                chunks.clear()
+        parts = [(part_name(name, self.shard, self._part_no), np.concatenate(chunks))
+                 for name, chunks in self._buffers.items() if chunks]
+        for chunks in self._buffers.values():
+            chunks.clear()
         self._part_no += 1
         self._buffered = 0
+        if self._writer is None:
+            self._write(parts)
+            return
+        for done in [f for f in self._writing if f.done()]:
+            done.result()  # a failed write surfaces at the next flush
+            self._writing.remove(done)
+        self._writing.append(self._writer.submit(self._write, parts))
+
+    def _write(self, parts: list[tuple[str, np.ndarray]]) -> None:
+        for name, rows in parts:
+            data = io.BytesIO()
+            frame_of(rows).write_parquet(data)
+            self._sink.write(name, data.getvalue())
+
+    def sync(self) -> None:
+        """Flush, and wait until every part is handed to the sink."""
+        self.flush()
+        writing, self._writing = self._writing, []
+        for f in writing:
+            f.result()
 
     def totals(self) -> ShardTotals:
-        self.flush()
+        self.sync()
         return self._totals
 
     def state(self) -> dict[str, object]:
         """Everything needed to continue from here; flushes so parts on disk are the offset."""
-        self.flush()
+        self.sync()
         return {"shard": self.shard, "part_no": self._part_no, "totals": self._totals.copy()}
 
     def restore(self, state: dict[str, object]) -> None:
@@ -169,6 +195,9 @@ class LedgerShard:
         self._part_no = int(state["part_no"])  # type: ignore[call-overload]
         saved: ShardTotals = state["totals"]  # type: ignore[assignment]
         self._totals = saved.copy()  # writable: arrays from Ray's object store are read-only
+        for f in self._writing:  # parts of the abandoned future: written, then discarded
+            f.result()
+        self._writing = []
         for chunks in self._buffers.values():
             chunks.clear()
         self._buffered = 0

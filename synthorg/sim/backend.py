@@ -29,9 +29,9 @@ class RunPlan:
 
 
 class Backend(Protocol):
-    def tick(self, tick: int, arrivals: list[np.ndarray]) -> None:
-        """Step every group host with the arrivals for its departments. Hosts may still be
-        running when this returns (Ray): `settle` waits."""
+    def tick(self, tick: int, arrivals: np.ndarray) -> None:
+        """Step every group host; each routes the arrivals of the departments placed on it.
+        Hosts may still be running when this returns (Ray): `settle` waits."""
 
     def settle(self) -> Exchange:
         """Wait for every tick started so far; what is in flight to the next tick."""

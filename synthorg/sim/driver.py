@@ -1,5 +1,6 @@
-"""The driver owns the clock: each tick it draws the arrivals, hands them to the group hosts
-of their departments, and records task creation in its own ledger shard."""
+"""The driver owns the clock: each tick it draws the arrivals, hands them to the backend (which
+places each department's routing on a group host), and records task creation in its own
+ledger shard."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from synthorg.engine.events import EventBuffer
 from synthorg.ledger.ledger import DirectorySink, LedgerShard
 from synthorg.org.workload import WorkloadGenerator
 from synthorg.sim.backend import Backend, RunPlan
-from synthorg.sim.hosts import DRIVER_SHARD, department_hosts
+from synthorg.sim.hosts import DRIVER_SHARD
 
 
 class Driver:
@@ -21,18 +22,12 @@ class Driver:
         self.ledger = LedgerShard(DRIVER_SHARD, DirectorySink(plan.run_dir))
         self.next_task = 0
         self.tick = 0
-        hosts = department_hosts(plan.directory, plan.group_bounds)
-        self._host_of_dept = np.zeros(len(plan.directory.dept_ids), dtype=np.int64)
-        for g, depts in enumerate(hosts):
-            self._host_of_dept[depts] = g
-        self._hosts = len(hosts)
 
     def step(self) -> None:
         t = self.tick
         arrivals = self.workload.arrivals(t, self.next_task)
         self.next_task += len(arrivals)
-        host = self._host_of_dept[arrivals["dept"]]
-        self.backend.tick(t, [arrivals[host == g] for g in range(self._hosts)])
+        self.backend.tick(t, arrivals)
         own = EventBuffer(t)
         own.add(EventKind.task_created, np.full(len(arrivals), SYSTEM_ACTOR, np.int32),
                 arrivals["task"], target=arrivals["dept"], value=arrivals["difficulty"])

@@ -6,16 +6,18 @@ object refs, without the driver touching the bytes.
 The exchange between tick t and t+1 (`Exchange`): each host's messages split by destination
 group, each group's loads and each group's spend. A group merges its inbox parts itself.
 
-Departments live with their head's group rather than in processes of their own: routing a
+Departments are routed inside the groups rather than in processes of their own: routing a
 tick's arrivals is a few milliseconds of numpy, less than what a Ray call per department and
-tick costs on a small machine, and it keeps routing parallel across the groups.
+tick costs on a small machine, and it keeps routing parallel across the groups. Routing is
+stateless, so the driver may hand a department's arrivals to any group (sim/placement.py).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -65,12 +67,6 @@ def gather(stepped: Sequence[Sequence[T]]) -> tuple[list[list[T]], list[T], list
     return inbox, [out[n] for out in stepped], [out[n + 1] for out in stepped]
 
 
-def department_hosts(directory: OrgDirectory, bounds: Sequence[tuple[int, int]]) -> list[list[int]]:
-    """The departments each group hosts: those whose head is one of its agents."""
-    where = np.searchsorted(group_starts(bounds), np.maximum(directory.dept_head, 0), side="right")
-    return [[k for k in range(len(where)) if where[k] == g] for g in range(len(bounds))]
-
-
 def shard_name(group: int) -> str:
     return f"g{group:05d}"
 
@@ -114,39 +110,56 @@ class Exchange:
         return running + np.sum(self.spend, axis=0, dtype=np.int64)
 
 
+class StepTiming(NamedTuple):
+    seconds: float  # wall time of the whole step
+    routing: np.ndarray  # of which, routing each department's arrivals (0: none here)
+    routed: np.ndarray  # tasks routed per department
+
+
 class GroupHost:
     """An agent group with what travels with it: a ledger shard, a SecOps interceptor (the
-    rule engine, in-process: a round trip mid-step would stall every agent of the group), the
-    departments it hosts and its running view of department spend."""
+    rule engine, in-process: a round trip mid-step would stall every agent of the group),
+    every department's router (it routes the arrivals it is handed) and its running view of
+    department spend."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
-                 bounds: Sequence[tuple[int, int]], index: int, sink: PartSink) -> None:
+                 bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
+                 background_flush: bool = False) -> None:
         lo, hi = bounds[index]
         self.index = index
         self.group = AgentGroup(config, directory, key, lo, hi)
-        self.ledger = LedgerShard(shard_name(index), sink)
+        self.ledger = LedgerShard(shard_name(index), sink, background=background_flush)
         self.secops = RuleEngine(directory, config.policies.security)
-        # descending index: their sender ids (-1 - dept) ascend, ahead of the agents'
-        self.departments = [Department(directory, k)
-                            for k in reversed(department_hosts(directory, bounds)[index])]
+        self.departments = [Department(directory, k) for k in range(len(directory.dept_ids))]
         self.dept_spent = np.zeros(len(directory.dept_ids), dtype=np.int64)
         self._starts = group_starts(bounds)
+        none = np.zeros(len(directory.dept_ids))
+        self.timing = StepTiming(0.0, none, none.astype(np.int64))  # the last step's, for placement
 
     def step(self, tick: int, arrivals: np.ndarray, inbox: Sequence[np.ndarray],
              loads: Sequence[np.ndarray], spend: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Route this host's departments' arrivals and step the agents, both on the loads as
+        """Route the arrivals handed to this host and step the agents, both on the loads as
         of the end of the last tick. Returns [messages for group 0, ..., for group G-1, own
         loads, own spend]."""
+        began = time.perf_counter()
         for s in spend:
             self.dept_spent += s
         all_loads = np.concatenate(loads)
-        routed = [dept.route(tick, arrivals[arrivals["dept"] == dept.dept], all_loads)
-                  for dept in self.departments]
+        routing = np.zeros(len(self.departments))
+        routed = []
+        # descending department index: their sender ids (-1 - dept) ascend, ahead of agents'
+        for k in np.unique(arrivals["dept"])[::-1].tolist():
+            t0 = time.perf_counter()
+            routed.append(self.departments[k].route(tick, arrivals[arrivals["dept"] == k], all_loads))
+            routing[k] = time.perf_counter() - t0
         out = self.group.step(tick, merge_inbox(inbox), all_loads, self.dept_spent, self.secops)
         self.ledger.append(np.concatenate([*(r[1] for r in routed), out.events]),
                            np.concatenate([*(r[2] for r in routed), out.results]))
         messages = np.concatenate([*(r[0] for r in routed), out.messages])
-        return [*split_by_group(messages, self._starts), out.loads, out.spend]
+        parts = split_by_group(messages, self._starts)
+        counts = np.bincount(arrivals["dept"], minlength=len(self.departments))
+        self.timing = StepTiming(time.perf_counter() - began, routing, counts)
+        return [*parts, out.loads, out.spend]
 
     def totals(self) -> ShardTotals:
         return self.ledger.totals()

@@ -7,6 +7,7 @@ import numpy as np
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.sim.backend import RunPlan
 from synthorg.sim.hosts import Exchange, GroupHost, gather
+from synthorg.sim.placement import HomePlacement
 
 
 class LocalBackend:
@@ -15,11 +16,13 @@ class LocalBackend:
         sink = DirectorySink(plan.run_dir)
         self.groups = [GroupHost(cfg, d, plan.key, bounds, i, sink) for i in range(len(bounds))]
         self.exchange = Exchange.initial(bounds, len(d.dept_ids))
+        self.placement = HomePlacement(d, bounds)  # one process: nothing to balance
 
-    def tick(self, tick: int, arrivals: list[np.ndarray]) -> None:
+    def tick(self, tick: int, arrivals: np.ndarray) -> None:
         x = self.exchange
+        parts = self.placement.split(arrivals)
         stepped = [g.step(tick, tasks, x.inbox[i], x.loads, x.spend)
-                   for i, (g, tasks) in enumerate(zip(self.groups, arrivals, strict=True))]
+                   for i, (g, tasks) in enumerate(zip(self.groups, parts, strict=True))]
         self.exchange = Exchange(*gather(stepped))
 
     def settle(self) -> Exchange:

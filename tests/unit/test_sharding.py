@@ -11,7 +11,8 @@ from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE
 from synthorg.ledger.fingerprint import fingerprint
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.backend import expected_work, group_bounds
-from synthorg.sim.hosts import department_hosts, group_starts, merge_inbox, split_by_group
+from synthorg.sim.hosts import group_starts, merge_inbox, split_by_group
+from synthorg.sim.placement import department_hosts
 from tests.conftest import ENTERPRISE, STARTUP
 
 
@@ -84,3 +85,19 @@ def test_every_department_is_hosted_once_by_its_heads_group():
     for g, ks in enumerate(hosts):
         for k in ks:
             assert int(np.searchsorted(starts, d.dept_head[k], side="right")) == g
+
+
+def test_a_background_flush_writes_the_same_parts(tmp_path):
+    from synthorg.domain.records import RESULT_DTYPE
+    from synthorg.ledger.ledger import DirectorySink, LedgerShard
+
+    written = {}
+    for background in (False, True):
+        out = tmp_path / str(background)
+        shard = LedgerShard("g00000", DirectorySink(out), flush_rows=50, background=background)
+        for tick in range(6):
+            shard.append(_events(40, tick), np.zeros(0, RESULT_DTYPE))
+        totals = shard.totals()
+        written[background] = ({f.name: f.read_bytes() for f in out.rglob("*.parquet")},
+                               totals.fingerprint.tolist(), totals.rows.tolist())
+    assert len(written[True][0]) == 3 and written[True] == written[False]
