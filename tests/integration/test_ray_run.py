@@ -76,6 +76,7 @@ def test_replay_detects_a_different_ledger(seed7, tmp_path):
 @pytest.mark.parametrize("override", [
     "runtime.agents_per_actor=1",
     "runtime.agents_per_actor=50",
+    "runtime.agents_per_actor=8",  # two groups on the graph, routing placed by step times
     "runtime.pipeline=tasks",
     "runtime.backend=local",
 ])

@@ -15,7 +15,7 @@ from tests.conftest import ENTERPRISE
 
 def _setup():
     d = OrgDirectory.from_config(synthorg.load_config(ENTERPRISE))
-    bounds = group_bounds(d.size, "auto", 2)
+    bounds = group_bounds(d.size, "auto", 2, min_agents=1)
     arrivals = np.zeros(60, TASK_DTYPE)
     arrivals["task"] = np.arange(60)
     arrivals["dept"] = np.arange(60) % len(d.dept_ids)

@@ -68,12 +68,18 @@ def test_auto_groups_balance_expected_work():
     cfg = synthorg.load_config(ENTERPRISE)
     d = OrgDirectory.from_config(cfg)
     work = expected_work(cfg, d)
-    bounds = group_bounds(d.size, "auto", 2, work)
+    bounds = group_bounds(d.size, "auto", 2, work, min_agents=1)
     assert bounds[0][0] == 0 and bounds[-1][1] == d.size and len(bounds) == 2
     shares = [work[lo:hi].sum() / work.sum() for lo, hi in bounds]
     assert max(shares) < 0.52
     assert group_bounds(d.size, 300, 2, work) == tuple((lo, min(lo + 300, d.size))
                                                        for lo in range(0, d.size, 300))
+
+
+def test_auto_gives_small_companies_one_group():
+    assert group_bounds(1000, "auto", 8) == ((0, 1000),)
+    assert len(group_bounds(3000, "auto", 8)) == 2
+    assert len(group_bounds(100_000, "auto", 8)) == 8
 
 
 def test_every_department_is_hosted_once_by_its_heads_group():
