@@ -73,7 +73,7 @@ class GraphPipeline:
     # took in the groups (as they measured it, so a late-waking driver does not stretch
     # the estimate): waking early costs a short spin, waking late nothing (the groups have
     # DEPTH ticks queued).
-    NAP = 0.8
+    NAP = 0.9
 
     def __init__(self, groups: list[Any], initial: Exchange, placement: HomePlacement) -> None:
         self._groups = groups

@@ -175,7 +175,7 @@ def bench(
                              ] = 10000,
     memory_ticks: Annotated[int, typer.Option(min=2, help="ticks of the memory run")] = 200,
     repeat: Annotated[int, typer.Option(min=1, help="runs per size and backend; the best "
-                                        "counts (a shared machine is noisy)")] = 3,
+                                        "counts (a shared machine is noisy)")] = 5,
     address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
 ) -> None:
     """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory."""
