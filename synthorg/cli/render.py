@@ -39,7 +39,7 @@ def dashboard_hint(url: str | None) -> str:
         return "Ray dashboard: not started here (connected to an existing cluster?)"
     return (
         f"Ray dashboard: [link]http://{url}[/link] (actors are named agent-group:N, "
-        f"which also hosts the departments its agents head, secops, ledger).\n"
+        f"which also route departments' tasks, secops, ledger).\n"
         f"  Token auth is on by default in Ray 2.60: paste the token from "
         f"{TOKEN_FILE} when the page asks, or start with RAY_AUTH_MODE=disabled.\n"
         "  The dashboard lives only as long as this run unless you use a cluster "
@@ -49,7 +49,8 @@ def dashboard_hint(url: str | None) -> str:
 
 def summary_table(s: Summary, out: Path) -> Table:
     table = Table(title=f"{s.company} — seed {s.seed}, {s.ticks} ticks, {s.agents} agents "
-                        f"({s.backend}, {s.groups} groups)", show_header=False)
+                        f"({s.backend}, {s.groups} group{'s' if s.groups != 1 else ''})",
+                  show_header=False)
     table.add_column("metric", style="bold")
     table.add_column("value", justify="right", overflow="fold")
     rows = [
