@@ -23,8 +23,8 @@ _dashboard: dict[str, str | None] = {"url": None}
 # the driver and its daemons; a simulation's few group workers are the work, so they run at
 # normal priority (only when this process starts Ray: a cluster keeps its own settings).
 SYSTEM_CONFIG = {"max_direct_call_object_size": 8 * 2**20, "worker_niceness": 0}
-# `pipeline: auto` uses a compiled graph up to this many groups (its compile time and channel
-# count grow with the square of the groups)
+# `pipeline: auto` uses a compiled graph up to this many groups: its channels grow with the
+# square of the groups, its compile time with their number (about 6 s for 8 groups here)
 GRAPH_MAX_GROUPS = 8
 
 
@@ -43,9 +43,9 @@ def dashboard_url() -> str | None:
 
 
 class RayBackend:
-    """Group actors (hosting agents and departments), SecOps and the ledger writer; ticks flow
-    through the groups in a pipeline (actors/pipelines.py) without the driver touching the
-    exchanged arrays."""
+    """Group actors (hosting agents, routing departments' tasks), SecOps and the ledger writer;
+    ticks flow through the groups in a pipeline (actors/pipelines.py) without the driver
+    touching the exchanged arrays."""
 
     def __init__(self, plan: RunPlan) -> None:
         d, bounds = plan.directory, list(plan.group_bounds)
