@@ -68,7 +68,8 @@ class RemoteSink:
 
 @ray.remote(num_cpus=0)
 class AgentGroupActor:
-    """Hosts many agents and the departments they head; one call per tick steps them all."""
+    """Hosts many agents and routes the departments' tasks it is handed; one call per tick
+    steps them all."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int,
                  bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle) -> None:

@@ -1,5 +1,5 @@
 """What one process hosts, the same in both backends: an agent group with its ledger shard,
-its SecOps interceptor and the departments whose head it holds. Hosts exchange plain arrays,
+its SecOps interceptor and every department's router. Hosts exchange plain arrays,
 so the local backend calls them directly and the Ray backend passes them between actors as
 object refs, without the driver touching the bytes.
 
@@ -146,16 +146,16 @@ class GroupHost:
             self.dept_spent += s
         all_loads = np.concatenate(loads)
         routing = np.zeros(len(self.departments))
-        routed = []
+        routes = []  # per department handed arrivals: (messages, events, failed results)
         # descending department index: their sender ids (-1 - dept) ascend, ahead of agents'
         for k in np.unique(arrivals["dept"])[::-1].tolist():
             t0 = time.perf_counter()
-            routed.append(self.departments[k].route(tick, arrivals[arrivals["dept"] == k], all_loads))
+            routes.append(self.departments[k].route(tick, arrivals[arrivals["dept"] == k], all_loads))
             routing[k] = time.perf_counter() - t0
         out = self.group.step(tick, merge_inbox(inbox), all_loads, self.dept_spent, self.secops)
-        self.ledger.append(np.concatenate([*(r[1] for r in routed), out.events]),
-                           np.concatenate([*(r[2] for r in routed), out.results]))
-        messages = np.concatenate([*(r[0] for r in routed), out.messages])
+        self.ledger.append(np.concatenate([*(r[1] for r in routes), out.events]),
+                           np.concatenate([*(r[2] for r in routes), out.results]))
+        messages = np.concatenate([*(r[0] for r in routes), out.messages])
         parts = split_by_group(messages, self._starts)
         counts = np.bincount(arrivals["dept"], minlength=len(self.departments))
         self.timing = StepTiming(time.perf_counter() - began, routing, counts)

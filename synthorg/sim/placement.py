@@ -19,22 +19,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from synthorg.org.directory import OrgDirectory
-from synthorg.sim.hosts import StepTiming
+from synthorg.sim.hosts import StepTiming, group_starts
 
 
-def department_hosts(directory: OrgDirectory, bounds: Sequence[tuple[int, int]]) -> list[list[int]]:
-    """The departments each group hosts at home: those whose head is one of its agents."""
-    starts = np.array([lo for lo, _ in bounds[1:]], dtype=np.int64)
-    where = np.searchsorted(starts, np.maximum(directory.dept_head, 0), side="right")
-    return [[k for k in range(len(where)) if where[k] == g] for g in range(len(bounds))]
+def home_groups(directory: OrgDirectory, bounds: Sequence[tuple[int, int]]) -> np.ndarray:
+    """Per department, the group that holds its head (group 0 for a department without one)."""
+    return np.searchsorted(group_starts(bounds), np.maximum(directory.dept_head, 0), side="right")
 
 
 class HomePlacement:
     def __init__(self, directory: OrgDirectory, bounds: Sequence[tuple[int, int]]) -> None:
         self.groups = len(bounds)
-        self.home = np.zeros(len(directory.dept_ids), dtype=np.int64)
-        for g, depts in enumerate(department_hosts(directory, bounds)):
-            self.home[depts] = g
+        self.home = home_groups(directory, bounds)
 
     def split(self, arrivals: np.ndarray) -> list[np.ndarray]:
         """The arrivals each group routes, in arrival order."""

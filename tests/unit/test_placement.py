@@ -9,7 +9,7 @@ from synthorg.domain.records import TASK_DTYPE
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.backend import group_bounds
 from synthorg.sim.hosts import StepTiming
-from synthorg.sim.placement import BalancedPlacement, HomePlacement, department_hosts
+from synthorg.sim.placement import BalancedPlacement, HomePlacement, home_groups
 from tests.conftest import ENTERPRISE
 
 
@@ -33,8 +33,8 @@ def _depts(parts: list[np.ndarray]) -> list[set[int]]:
 def test_home_placement_routes_each_department_at_its_heads_group():
     d, bounds, arrivals = _setup()
     parts = HomePlacement(d, bounds).split(arrivals)
-    home = department_hosts(d, bounds)
-    assert _depts(parts) == [set(h) for h in home]
+    home = home_groups(d, bounds)
+    assert _depts(parts) == [set(np.flatnonzero(home == g).tolist()) for g in range(len(bounds))]
     for p in parts:  # arrival order kept
         assert (np.diff(p["task"]) > 0).all()
 

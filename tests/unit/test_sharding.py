@@ -11,8 +11,8 @@ from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE
 from synthorg.ledger.fingerprint import fingerprint
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.backend import expected_work, group_bounds
-from synthorg.sim.hosts import group_starts, merge_inbox, split_by_group
-from synthorg.sim.placement import department_hosts
+from synthorg.sim.hosts import merge_inbox, split_by_group
+from synthorg.sim.placement import home_groups
 from tests.conftest import ENTERPRISE, STARTUP
 
 
@@ -85,12 +85,11 @@ def test_auto_gives_small_companies_one_group():
 def test_every_department_is_hosted_once_by_its_heads_group():
     d = OrgDirectory.from_config(synthorg.load_config(STARTUP))
     bounds = group_bounds(d.size, 5, 1)
-    hosts = department_hosts(d, bounds)
-    assert sorted(k for ks in hosts for k in ks) == list(range(len(d.dept_ids)))
-    starts = group_starts(bounds)
-    for g, ks in enumerate(hosts):
-        for k in ks:
-            assert int(np.searchsorted(starts, d.dept_head[k], side="right")) == g
+    home = home_groups(d, bounds)
+    assert len(home) == len(d.dept_ids) and ((home >= 0) & (home < len(bounds))).all()
+    for k, g in enumerate(home.tolist()):
+        lo, hi = bounds[g]
+        assert lo <= d.dept_head[k] < hi
 
 
 def test_a_background_flush_writes_the_same_parts(tmp_path):
