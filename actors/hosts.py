@@ -78,6 +78,7 @@ class AgentGroupActor:
         self._host = GroupHost(config, directory, np.uint64(key), bounds, index, self._sink,
                                background_flush=True)
         self._groups = len(bounds)
+        self._index = index
         # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
         self._inputs = Exchange.initial(bounds, len(directory.dept_ids)).inputs(index)
         self._began = time.perf_counter()
@@ -93,19 +94,25 @@ class AgentGroupActor:
         return self._host.step(tick, arrivals, arrays[:n], arrays[n:2 * n], arrays[2 * n:])
 
     def advance(self, tick: int, arrivals: np.ndarray) -> tuple[np.ndarray, ...]:
-        """`step` on the inputs `receive` kept."""
+        """`step` on the inputs `receive` kept; every group reads the whole output."""
         self._began = time.perf_counter()
         return tuple(self.step(tick, arrivals, *self._inputs))
 
-    def receive(self, *arrays: np.ndarray) -> tuple[float, StepTiming]:
-        """Keep the inputs of the next `advance` (`Exchange.inputs` for this group). Returns
-        the seconds since `advance` began (how long this tick took here) and the step's
-        timing (for placing the next ticks' routing)."""
-        self._inputs = arrays
+    def receive(self, *outputs: tuple[np.ndarray, ...]) -> tuple[float, StepTiming]:
+        """Keep this group's share of every group's `advance` output as the inputs of the
+        next `advance`. Returns the seconds since `advance` began (how long this tick took
+        here) and the step's timing (for placing the next ticks' routing)."""
+        i, n = self._index, self._groups
+        self._inputs = (*(o[i] for o in outputs), *(o[n] for o in outputs),
+                        *(o[n + 1] for o in outputs))
         return time.perf_counter() - self._began, self._host.timing
 
     def inputs(self) -> tuple[np.ndarray, ...]:
         return self._inputs
+
+    def keep(self, *arrays: np.ndarray) -> None:
+        """Set the inputs of the next `advance` (`Exchange.inputs` for this group): a restore."""
+        self._inputs = arrays
 
     def __repr__(self) -> str:  # the dashboard shows it beside the actor
         group = self._host.group

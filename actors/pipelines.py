@@ -3,10 +3,12 @@ group's output of tick t (messages, loads, spend), so each tick ends in an all-t
 exchange; the two pipelines differ in how that exchange travels.
 
 - `GraphPipeline`, for a few groups: a Ray compiled graph. Each tick is one execution of a
-  fixed graph (every group `advance`s, then every group `receive`s its part of every
-  output) over shared-memory channels: about 1 ms of hand-over on a 2-core machine, against
-  3-5 ms for two gRPC hops through the driver. A graph has G*(G+2) channels and its readers
-  busy-wait, so it is for a handful of groups, no more than there are cores.
+  fixed graph (every group `advance`s, then every group `receive`s every output and keeps
+  its part) over shared-memory channels: about 1 ms of hand-over on a 2-core machine,
+  against 3-5 ms for two gRPC hops through the driver. Each group's output is one channel
+  read by every group (one write instead of G+2; each reader also decodes the others'
+  message parts, so this is for a handful of groups), and readers busy-wait: no more
+  groups than there are cores.
 - `TaskPipeline`, for any number of groups: ordinary actor calls whose outputs stay in
   object refs; tick t+1's calls are submitted while tick t runs.
 
@@ -98,7 +100,7 @@ class GraphPipeline:
         return Exchange.from_inputs(wait([g.inputs.remote() for g in self._groups], -1))
 
     def restore(self, exchange: Exchange) -> None:
-        wait([g.receive.remote(*exchange.inputs(i)) for i, g in enumerate(self._groups)], -1)
+        wait([g.keep.remote(*exchange.inputs(i)) for i, g in enumerate(self._groups)], -1)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):  # a dead actor's graph is torn down already
@@ -112,13 +114,9 @@ class GraphPipeline:
 
 
 def _compile(groups: list[Any]) -> Any:
-    n = len(groups)
     with InputNode() as inp:  # inp[0]: the tick; inp[1 + i]: group i's arrivals
-        outs = [g.advance.options(num_returns=n + 2).bind(inp[0], inp[1 + i])
-                for i, g in enumerate(groups)]
-        acks = [g.receive.bind(*[o[j] for o in outs], *[o[n] for o in outs],
-                               *[o[n + 1] for o in outs])
-                for j, g in enumerate(groups)]
+        outs = [g.advance.bind(inp[0], inp[1 + i]) for i, g in enumerate(groups)]
+        acks = [g.receive.bind(*outs) for g in groups]
         graph = MultiOutputNode(acks)
     return graph.experimental_compile(_submit_timeout=-1,
                                       _max_inflight_executions=GraphPipeline.DEPTH + 2)

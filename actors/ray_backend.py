@@ -23,8 +23,8 @@ _dashboard: dict[str, str | None] = {"url": None}
 # the driver and its daemons; a simulation's few group workers are the work, so they run at
 # normal priority (only when this process starts Ray: a cluster keeps its own settings).
 SYSTEM_CONFIG = {"max_direct_call_object_size": 8 * 2**20, "worker_niceness": 0}
-# `pipeline: auto` uses a compiled graph up to this many groups: its channels grow with the
-# square of the groups, its compile time with their number (about 6 s for 8 groups here)
+# `pipeline: auto` uses a compiled graph up to this many groups: every group decodes every
+# group's output, and compile time grows with their number (about 6 s for 8 groups here)
 GRAPH_MAX_GROUPS = 8
 
 
