@@ -71,12 +71,12 @@ class AgentGroupActor:
     """Hosts many agents and routes the departments' tasks it is handed; one call per tick
     steps them all."""
 
-    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int,
+    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, seed: int,
                  bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle) -> None:
         self._sink = RemoteSink(writer)
         # flushes off the step: a group that stalls holds up every group at the tick's end
-        self._host = GroupHost(config, directory, np.uint64(key), bounds, index, self._sink,
-                               background_flush=True)
+        self._host = GroupHost(config, directory, np.uint64(key), seed, bounds, index,
+                               self._sink, background_flush=True)
         self._groups = len(bounds)
         self._index = index
         # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
@@ -87,16 +87,16 @@ class AgentGroupActor:
         # what the tick made (a full scan of Ray's import graph costs milliseconds).
         gc.freeze()
 
-    def step(self, tick: int, arrivals: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
-        """arrays: `Exchange.inputs` for this group (flat, because Ray resolves only
-        top-level object refs)."""
+    def step(self, tick: int, route: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
+        """route: the group per department; arrays: `Exchange.inputs` for this group (flat,
+        because Ray resolves only top-level object refs)."""
         n = self._groups
-        return self._host.step(tick, arrivals, arrays[:n], arrays[n:2 * n], arrays[2 * n:])
+        return self._host.step(tick, route, arrays[:n], arrays[n:2 * n], arrays[2 * n:])
 
-    def advance(self, tick: int, arrivals: np.ndarray) -> tuple[np.ndarray, ...]:
+    def advance(self, tick: int, route: np.ndarray) -> tuple[np.ndarray, ...]:
         """`step` on the inputs `receive` kept; every group reads the whole output."""
         self._began = time.perf_counter()
-        return tuple(self.step(tick, arrivals, *self._inputs))
+        return tuple(self.step(tick, route, *self._inputs))
 
     def receive(self, *outputs: tuple[np.ndarray, ...]) -> tuple[float, StepTiming]:
         """Keep this group's share of every group's `advance` output as the inputs of the

@@ -24,7 +24,6 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import ray
 from ray.dag import InputNode, MultiOutputNode
 from ray.experimental.compiled_dag_ref import CompiledDAGRef
@@ -42,11 +41,10 @@ class TaskPipeline:
         self._exchange = initial  # arrays, or refs to them
         self._running: list[ray.ObjectRef] = []  # the last submitted tick's outputs
 
-    def submit(self, tick: int, arrivals: np.ndarray) -> None:
-        x = self._exchange
-        parts = self._placement.split(arrivals)
-        stepped = [g.step.options(num_returns=self._returns).remote(tick, tasks, *x.inputs(i))
-                   for i, (g, tasks) in enumerate(zip(self._groups, parts, strict=True))]
+    def submit(self, tick: int) -> None:
+        x, route = self._exchange, self._placement.assign()
+        stepped = [g.step.options(num_returns=self._returns).remote(tick, route, *x.inputs(i))
+                   for i, g in enumerate(self._groups)]
         previous, self._running = self._running, [out[-1] for out in stepped]
         self._exchange = Exchange(*gather(stepped))
         wait(previous, tick)  # at most one tick queued behind the running one
@@ -86,10 +84,9 @@ class GraphPipeline:
         self._done_at = 0.0  # when the driver saw it complete (time.monotonic)
         self.restore(initial)
 
-    def submit(self, tick: int, arrivals: np.ndarray) -> None:
-        parts = self._placement.split(arrivals)
+    def submit(self, tick: int) -> None:
         with crashes_reported(tick):
-            self._pending.append(self._graph.execute(tick, *parts))
+            self._pending.append(self._graph.execute(tick, self._placement.assign()))
         if len(self._pending) > self.DEPTH:
             time.sleep(max(0.0, self._done_at + self.NAP * self._took - time.monotonic()))
             self._complete(tick)
@@ -114,8 +111,8 @@ class GraphPipeline:
 
 
 def _compile(groups: list[Any]) -> Any:
-    with InputNode() as inp:  # inp[0]: the tick; inp[1 + i]: group i's arrivals
-        outs = [g.advance.bind(inp[0], inp[1 + i]) for i, g in enumerate(groups)]
+    with InputNode() as inp:  # inp[0]: the tick; inp[1]: the group routing each department
+        outs = [g.advance.bind(inp[0], inp[1]) for g in groups]
         acks = [g.receive.bind(*outs) for g in groups]
         graph = MultiOutputNode(acks)
     return graph.experimental_compile(_submit_timeout=-1,

@@ -59,7 +59,7 @@ class RayBackend:
         self.groups = [
             AgentGroupActor.options(  # type: ignore[attr-defined]
                 name=f"agent-group:{i}", namespace=ns, scheduling_strategy="SPREAD"
-            ).remote(cfg_ref, dir_ref, int(plan.key), bounds, i, self.writer)
+            ).remote(cfg_ref, dir_ref, int(plan.key), plan.seed, bounds, i, self.writer)
             for i in range(len(bounds))
         ]
         initial = Exchange.initial(bounds, len(d.dept_ids))
@@ -72,8 +72,8 @@ class RayBackend:
             GraphPipeline(self.groups, initial, BalancedPlacement(d, bounds)) if kind == "graph"
             else TaskPipeline(self.groups, initial, HomePlacement(d, bounds)))
 
-    def tick(self, tick: int, arrivals: np.ndarray) -> None:
-        self.pipeline.submit(tick, arrivals)
+    def tick(self, tick: int) -> None:
+        self.pipeline.submit(tick)
 
     def settle(self) -> Exchange:
         return self.pipeline.settle()

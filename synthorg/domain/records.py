@@ -38,7 +38,7 @@ MESSAGE_DTYPE = np.dtype(
 EVENT_DTYPE = np.dtype(
     [
         ("tick", "<i4"),
-        ("actor", "<i4"),  # agent index; -(1 + dept) for departments; SYSTEM_ACTOR for the driver
+        ("actor", "<i4"),  # agent index; -(1 + dept) for departments; SYSTEM_ACTOR: task creation
         ("seq", "<i4"),
         ("kind", "<i1"),
         ("task", "<i8"),

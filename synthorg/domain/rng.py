@@ -4,7 +4,7 @@ Each draw is a pure function of (root seed, agent index, tick, stream): a counte
 generator (splitmix64 finaliser over a keyed counter), vectorised with numpy. A per-agent
 `numpy.random.Generator` per tick would cost ~30 µs an agent-step, more than the whole step;
 this costs nanoseconds and gives the same numbers whatever actor hosts the agent.
-Driver-side draws (the workload) use `numpy.random.Generator` from `SeedSequence`.
+The workload's draws (every group host makes the same ones) use `numpy.random.Generator` from `SeedSequence`.
 """
 
 from __future__ import annotations
@@ -55,5 +55,5 @@ def uniform(key: np.uint64, agents: np.ndarray, tick: int, stream: Stream) -> np
 
 
 def workload_generator(seed: int, tick: int) -> np.random.Generator:
-    """The driver's generator for arrivals of one tick (resumable at any tick)."""
+    """The generator for arrivals of one tick (resumable at any tick)."""
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 0x574F524B, tick])))

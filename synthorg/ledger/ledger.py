@@ -1,5 +1,5 @@
-"""The ledger, sharded: every agent group (with the routing it did) and the driver (task
-creation) keep a shard of what happened, where it happened.
+"""The ledger, sharded: every agent group (with the routing it did and the creation of the
+tasks it routed) keeps a shard of what happened, where it happened.
 
 A shard fingerprints its rows (see fingerprint.py), counts them, and streams them in parquet
 part files named after it; nothing crosses a process boundary per tick. The shards' totals add

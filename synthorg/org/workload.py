@@ -1,4 +1,8 @@
-"""Seeded task arrivals: Poisson counts per task type and tick, attributes drawn per task."""
+"""Seeded task arrivals: Poisson counts per task type and tick, attributes drawn per task.
+
+Every group host draws the whole tick's arrivals itself (they depend only on the seed and the
+tick, and cost well under a millisecond), so no process hands them out; each records the
+creation of the tasks it routes."""
 
 from __future__ import annotations
 
@@ -7,8 +11,8 @@ import math
 import numpy as np
 
 from synthorg.config.models import WorkloadSpec
-from synthorg.domain.enums import Priority
-from synthorg.domain.records import TASK_DTYPE
+from synthorg.domain.enums import EventKind, Priority
+from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR, TASK_DTYPE
 from synthorg.domain.rng import workload_generator
 from synthorg.org.directory import OrgDirectory
 
@@ -30,27 +34,47 @@ class WorkloadGenerator:
     def arrivals(self, tick: int, first_id: int) -> np.ndarray:
         """Tasks created at `tick`, with ids first_id, first_id + 1, ..."""
         rng = workload_generator(self._seed, tick)
-        chunks = []
+        types, columns = [], []  # per task type with arrivals: (difficulty, effort, priority, deadline)
         for t, tt in enumerate(self._spec.task_types):
             n = int(rng.poisson(tt.rate))
             if n == 0:
                 continue
-            rows = np.zeros(n, dtype=TASK_DTYPE)
-            rows["type"] = t
-            rows["dept"] = self._dir.type_dept[t]
-            rows["skill"] = self._dir.type_skill[t]
-            rows["tool"] = self._dir.type_tool[t]
-            rows["difficulty"] = rng.uniform(tt.difficulty.low, tt.difficulty.high, n)
-            rows["effort"] = rng.uniform(tt.effort.low, tt.effort.high, n)
-            rows["priority"] = rng.choice(len(Priority), size=n, p=self._priority_p[t])
+            # the draws' order is the stream's: keep it, or every seed's workload changes
+            difficulty = rng.uniform(tt.difficulty.low, tt.difficulty.high, n)
+            effort = rng.uniform(tt.effort.low, tt.effort.high, n)
+            priority = rng.choice(len(Priority), size=n, p=self._priority_p[t])
             # whole ticks inside the configured span, never below its minimum
             lo = math.ceil(tt.deadline_ticks.low)
             hi = max(lo, math.floor(tt.deadline_ticks.high))
-            rows["deadline"] = tick + rng.integers(lo, hi + 1, n)
-            chunks.append(rows)
-        if not chunks:
+            deadline = tick + rng.integers(lo, hi + 1, n)
+            types.append(np.full(n, t, dtype=np.int32))
+            columns.append((difficulty, effort, priority, deadline))
+        if not types:
             return np.zeros(0, dtype=TASK_DTYPE)
-        out = np.concatenate(chunks)
+        out = np.zeros(sum(len(x) for x in types), dtype=TASK_DTYPE)
+        kind = np.concatenate(types)
         out["task"] = np.arange(first_id, first_id + len(out), dtype=np.int64)
+        out["type"] = kind
+        out["dept"] = self._dir.type_dept[kind]
+        out["skill"] = self._dir.type_skill[kind]
+        out["tool"] = self._dir.type_tool[kind]
+        for i, name in enumerate(("difficulty", "effort", "priority", "deadline")):
+            out[name] = np.concatenate([c[i] for c in columns])
         out["created"] = tick
         return out
+
+
+def creation_events(tick: int, arrivals: np.ndarray, recorded: np.ndarray) -> np.ndarray:
+    """`task_created` ledger rows for the arrivals selected by the mask `recorded`. Their seq
+    is the task's place among all the tick's arrivals, so the rows are the same whichever
+    group records them."""
+    index = np.flatnonzero(recorded)
+    rows = np.zeros(len(index), dtype=EVENT_DTYPE)
+    rows["tick"] = tick
+    rows["actor"] = SYSTEM_ACTOR
+    rows["seq"] = index
+    rows["kind"] = EventKind.task_created
+    rows["task"] = arrivals["task"][index]
+    rows["target"] = arrivals["dept"][index]
+    rows["value"] = arrivals["difficulty"][index]
+    return rows

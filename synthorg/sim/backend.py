@@ -23,13 +23,14 @@ class RunPlan:
     config: CompanyConfig
     directory: OrgDirectory
     key: np.uint64
+    seed: int
     run_dir: Path
     run_id: str
     group_bounds: tuple[tuple[int, int], ...]
 
 
 class Backend(Protocol):
-    def tick(self, tick: int, arrivals: np.ndarray) -> None:
+    def tick(self, tick: int) -> None:
         """Step every group host; each routes the arrivals of the departments placed on it.
         Hosts may still be running when this returns (Ray): `settle` waits."""
 

@@ -8,8 +8,10 @@ group, each group's loads and each group's spend. A group merges its inbox parts
 
 Departments are routed inside the groups rather than in processes of their own: routing a
 tick's arrivals is a few milliseconds of numpy, less than what a Ray call per department and
-tick costs on a small machine, and it keeps routing parallel across the groups. Routing is
-stateless, so the driver may hand a department's arrivals to any group (sim/placement.py).
+tick costs on a small machine, and it keeps routing parallel across the groups. Every group
+draws the tick's arrivals from the seed; the driver only says which group routes each
+department (routing is stateless, so any group can: sim/placement.py). The driver's per-tick
+work is then a few hundred bytes, and it takes no core from the groups.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from synthorg.engine.group import AgentGroup
 from synthorg.ledger.ledger import LedgerShard, PartSink, ShardTotals
 from synthorg.org.directory import OrgDirectory
 from synthorg.org.routing import Department
+from synthorg.org.workload import WorkloadGenerator, creation_events
 from synthorg.secops.rules import RuleEngine
 
 
@@ -69,9 +72,6 @@ def gather(stepped: Sequence[Sequence[T]]) -> tuple[list[list[T]], list[T], list
 
 def shard_name(group: int) -> str:
     return f"g{group:05d}"
-
-
-DRIVER_SHARD = "driver"
 
 
 @dataclass
@@ -119,15 +119,17 @@ class StepTiming(NamedTuple):
 class GroupHost:
     """An agent group with what travels with it: a ledger shard, a SecOps interceptor (the
     rule engine, in-process: a round trip mid-step would stall every agent of the group),
-    every department's router (it routes the arrivals it is handed) and its running view of
-    department spend."""
+    the workload (every host draws the same arrivals), every department's router (it routes
+    the departments it is assigned) and its running view of department spend."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
-                 bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
+                 seed: int, bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
                  background_flush: bool = False) -> None:
         lo, hi = bounds[index]
         self.index = index
         self.group = AgentGroup(config, directory, key, lo, hi)
+        self.workload = WorkloadGenerator(config.workload, directory, seed)
+        self.next_task = 0  # the id of the next arriving task (the same in every host)
         self.ledger = LedgerShard(shard_name(index), sink, background=background_flush)
         self.secops = RuleEngine(directory, config.policies.security)
         self.departments = [Department(directory, k) for k in range(len(directory.dept_ids))]
@@ -136,12 +138,16 @@ class GroupHost:
         none = np.zeros(len(directory.dept_ids))
         self.timing = StepTiming(0.0, none, none.astype(np.int64))  # the last step's, for placement
 
-    def step(self, tick: int, arrivals: np.ndarray, inbox: Sequence[np.ndarray],
+    def step(self, tick: int, route: np.ndarray, inbox: Sequence[np.ndarray],
              loads: Sequence[np.ndarray], spend: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Route the arrivals handed to this host and step the agents, both on the loads as
-        of the end of the last tick. Returns [messages for group 0, ..., for group G-1, own
-        loads, own spend]."""
+        """Draw the tick's arrivals, route those of the departments `route` (the group per
+        department) assigns here and step the agents, both on the loads as of the end of the
+        last tick. Returns [messages for group 0, ..., for group G-1, own loads, own spend]."""
         began = time.perf_counter()
+        everything = self.workload.arrivals(tick, self.next_task)
+        self.next_task += len(everything)
+        here = route[everything["dept"]] == self.index
+        arrivals = everything[here]
         for s in spend:
             self.dept_spent += s
         all_loads = np.concatenate(loads)
@@ -153,8 +159,10 @@ class GroupHost:
             routes.append(self.departments[k].route(tick, arrivals[arrivals["dept"] == k], all_loads))
             routing[k] = time.perf_counter() - t0
         out = self.group.step(tick, merge_inbox(inbox), all_loads, self.dept_spent, self.secops)
-        self.ledger.append(np.concatenate([*(r[1] for r in routes), out.events]),
-                           np.concatenate([*(r[2] for r in routes), out.results]))
+        self.ledger.append(  # SYSTEM_ACTOR sorts first
+            np.concatenate([creation_events(tick, everything, here), *(r[1] for r in routes),
+                            out.events]),
+            np.concatenate([*(r[2] for r in routes), out.results]), arrivals)
         messages = np.concatenate([*(r[0] for r in routes), out.messages])
         parts = split_by_group(messages, self._starts)
         counts = np.bincount(arrivals["dept"], minlength=len(self.departments))
@@ -166,9 +174,10 @@ class GroupHost:
 
     def state_dict(self) -> dict[str, object]:
         return {"group": self.group.state_dict(), "ledger": self.ledger.state(),
-                "dept_spent": self.dept_spent.copy()}
+                "dept_spent": self.dept_spent.copy(), "next_task": self.next_task}
 
     def load_state(self, state: dict[str, object]) -> None:
         self.group.load_state(state["group"])  # type: ignore[arg-type]
         self.ledger.restore(state["ledger"])  # type: ignore[arg-type]
         self.dept_spent = np.array(state["dept_spent"], dtype=np.int64)
+        self.next_task = int(state["next_task"])  # type: ignore[call-overload]

@@ -14,15 +14,14 @@ class LocalBackend:
     def __init__(self, plan: RunPlan) -> None:
         cfg, d, bounds = plan.config, plan.directory, plan.group_bounds
         sink = DirectorySink(plan.run_dir)
-        self.groups = [GroupHost(cfg, d, plan.key, bounds, i, sink) for i in range(len(bounds))]
+        self.groups = [GroupHost(cfg, d, plan.key, plan.seed, bounds, i, sink) for i in range(len(bounds))]
         self.exchange = Exchange.initial(bounds, len(d.dept_ids))
         self.placement = HomePlacement(d, bounds)  # one process: nothing to balance
 
-    def tick(self, tick: int, arrivals: np.ndarray) -> None:
-        x = self.exchange
-        parts = self.placement.split(arrivals)
-        stepped = [g.step(tick, tasks, x.inbox[i], x.loads, x.spend)
-                   for i, (g, tasks) in enumerate(zip(self.groups, parts, strict=True))]
+    def tick(self, tick: int) -> None:
+        x, route = self.exchange, self.placement.assign()
+        stepped = [g.step(tick, route, x.inbox[i], x.loads, x.spend)
+                   for i, g in enumerate(self.groups)]
         self.exchange = Exchange(*gather(stepped))
 
     def settle(self) -> Exchange:

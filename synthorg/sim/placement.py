@@ -1,8 +1,9 @@
 """Which group routes each department's arrivals in a tick.
 
-Routing is stateless: a department's choices depend only on the tick's arrivals and on the
-loads of the last tick, which every group receives anyway. So any group can route any
-department with the same outcome, and where routing runs is free to change every tick.
+Routing is stateless: a department's choices depend only on the tick's arrivals (every group
+draws them from the seed) and on the loads of the last tick, which every group receives
+anyway. So any group can route any department with the same outcome, and where routing runs
+is free to change every tick.
 
 - `HomePlacement`: each department is routed by the group that holds its head.
 - `BalancedPlacement`: each tick, departments go to the groups expected to finish soonest,
@@ -32,16 +33,12 @@ class HomePlacement:
         self.groups = len(bounds)
         self.home = home_groups(directory, bounds)
 
-    def split(self, arrivals: np.ndarray) -> list[np.ndarray]:
-        """The arrivals each group routes, in arrival order."""
-        return self._by_group(arrivals, self.home)
+    def assign(self) -> np.ndarray:
+        """Per department, the group that routes its arrivals in the next tick."""
+        return self.home
 
     def observe(self, timings: Sequence[StepTiming]) -> None:
         """Every group's timing of its last step."""
-
-    def _by_group(self, arrivals: np.ndarray, host: np.ndarray) -> list[np.ndarray]:
-        where = host[arrivals["dept"]]
-        return [arrivals[where == g] for g in range(self.groups)]
 
 
 class BalancedPlacement(HomePlacement):
@@ -53,25 +50,29 @@ class BalancedPlacement(HomePlacement):
         super().__init__(directory, bounds)
         self._rest: deque[np.ndarray] = deque(maxlen=self.WINDOW)  # seconds per group
         self._per_task = np.full(len(self.home), np.nan)  # routing seconds per task, per dept
+        self._routed = np.zeros(len(self.home))  # tasks per department in the last tick
 
-    def split(self, arrivals: np.ndarray) -> list[np.ndarray]:
+    def assign(self) -> np.ndarray:
+        """Departments in decreasing order of expected routing time (last tick's tasks at
+        their smoothed cost per task), each to the group expected to finish first (LPT)."""
         if not self._rest or np.isnan(self._per_task).all():
-            return super().split(arrivals)
+            return self.home
         per_task = np.where(np.isnan(self._per_task), np.nanmean(self._per_task), self._per_task)
         finish = np.median(np.array(self._rest), axis=0)
         host = self.home.copy()
-        depts, counts = np.unique(arrivals["dept"], return_counts=True)
-        cost = per_task[depts] * counts
-        for k in np.argsort(-cost, kind="stable"):  # the largest first (LPT)
-            g = int(np.argmin(finish))
-            host[depts[k]] = g
-            finish[g] += cost[k]
-        return self._by_group(arrivals, host)
+        cost = per_task * self._routed
+        for k in np.argsort(-cost, kind="stable"):
+            if cost[k] > 0:
+                g = int(np.argmin(finish))
+                host[k] = g
+                finish[g] += cost[k]
+        return host
 
     def observe(self, timings: Sequence[StepTiming]) -> None:
         self._rest.append(np.array([max(t.seconds - t.routing.sum(), 0.0) for t in timings]))
         routing = np.sum([t.routing for t in timings], axis=0)
         routed = np.sum([t.routed for t in timings], axis=0)
+        self._routed = routed
         now = np.divide(routing, routed, out=np.full(len(routed), np.nan), where=routed > 0)
         a = self.SMOOTHING
         blend = np.where(np.isnan(self._per_task), now, a * now + (1 - a) * self._per_task)

@@ -112,13 +112,13 @@ class Simulation:
         if start is not None:
             self._check_compatible(start, directory, digest, forked)
             bounds = start.bounds
-        plan = RunPlan(config=cfg, directory=directory, key=root_key(self.seed), run_dir=self.out,
-                       run_id=uuid.uuid4().hex[:12], group_bounds=bounds)
+        plan = RunPlan(config=cfg, directory=directory, key=root_key(self.seed), seed=self.seed,
+                       run_dir=self.out, run_id=uuid.uuid4().hex[:12], group_bounds=bounds)
         self._write_resolved(ticks)
         every = cfg.runtime.checkpoint_every
         incidents = 0
         backend = self.backend = backend_cls(plan)
-        driver = Driver(plan, backend, self.seed)
+        driver = Driver(backend)
         try:
             if start is not None:
                 backend.restore(start.groups, start.exchange)
@@ -150,7 +150,7 @@ class Simulation:
             t0 = time.perf_counter()
             exchange = backend.settle()  # the last ticks may still be running
             tick_seconds += time.perf_counter() - t0
-            totals = combine([*backend.shard_totals(), driver.ledger.totals()], driver.tick)
+            totals = combine(backend.shard_totals(), driver.tick)
             open_ids = backend.open_task_ids() + exchange.task_ids()
             agent_rows = backend.agent_rows()
             spent = backend.dept_spent()
@@ -168,7 +168,7 @@ class Simulation:
         backend_cls, _ = self._backend_class()
         backend = self.backend = backend_cls(plan)
         backend.restore(state.groups, state.exchange)
-        driver = Driver(plan, backend, self.seed)
+        driver = Driver(backend)
         driver.load_state(state.driver)
         row = np.zeros(1, dtype=EVENT_DTYPE)
         row[0] = (tick, SYSTEM_ACTOR, 0, EventKind.incident, -1, state.tick, 0.0, 0)
