@@ -14,6 +14,7 @@ from synthorg.config.models import CompanyConfig
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.org.directory import OrgDirectory
 from synthorg.secops.rules import RuleEngine
+from synthorg.sim.claims import RoutingClaims
 from synthorg.sim.hosts import Exchange, GroupHost, StepTiming
 
 
@@ -72,11 +73,13 @@ class AgentGroupActor:
     steps them all."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, seed: int,
-                 bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle) -> None:
+                 bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle,
+                 claims: str | None) -> None:
         self._sink = RemoteSink(writer)
         # flushes off the step: a group that stalls holds up every group at the tick's end
         self._host = GroupHost(config, directory, np.uint64(key), seed, bounds, index,
-                               self._sink, background_flush=True)
+                               self._sink, background_flush=True,
+                               claims=RoutingClaims(claims) if claims else None)
         self._groups = len(bounds)
         self._index = index
         # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
@@ -144,3 +147,6 @@ class AgentGroupActor:
 
     def pid(self) -> int:
         return os.getpid()
+
+    def node(self) -> str:
+        return ray.get_runtime_context().get_node_id()

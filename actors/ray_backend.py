@@ -14,8 +14,9 @@ from actors.hosts import AgentGroupActor, LedgerWriter, SecOpsActor
 from actors.pipelines import GraphPipeline, TaskPipeline, wait
 from synthorg.ledger.ledger import ShardTotals
 from synthorg.sim.backend import RunPlan
+from synthorg.sim.claims import claims_file
 from synthorg.sim.hosts import Exchange
-from synthorg.sim.placement import BalancedPlacement, HomePlacement
+from synthorg.sim.placement import BalancedPlacement, ClaimedPlacement, HomePlacement
 
 _dashboard: dict[str, str | None] = {"url": None}
 # A tick's batches are a few hundred KB: passing them inline over gRPC is cheaper here than a
@@ -38,6 +39,11 @@ def ensure_ray(address: str | None = None, dashboard: bool = False) -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
+def one_node() -> bool:
+    """Whether the cluster is this one machine (then every actor runs beside the driver)."""
+    return sum(1 for n in ray.nodes() if n.get("Alive")) == 1
+
+
 def dashboard_url() -> str | None:
     return _dashboard["url"]
 
@@ -52,6 +58,8 @@ class RayBackend:
         ns = f"synthorg-{plan.run_id}"
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         cfg_ref, dir_ref = ray.put(plan.config), ray.put(d)
+        # on one machine, groups hand departments' routing out among themselves as they free up
+        self.claims = claims_file(plan.run_id) if len(bounds) > 1 and one_node() else None
         self.writer = LedgerWriter.options(  # type: ignore[attr-defined]
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
@@ -59,7 +67,8 @@ class RayBackend:
         self.groups = [
             AgentGroupActor.options(  # type: ignore[attr-defined]
                 name=f"agent-group:{i}", namespace=ns, scheduling_strategy="SPREAD"
-            ).remote(cfg_ref, dir_ref, int(plan.key), plan.seed, bounds, i, self.writer)
+            ).remote(cfg_ref, dir_ref, int(plan.key), plan.seed, bounds, i, self.writer,
+                     str(self.claims) if self.claims else None)
             for i in range(len(bounds))
         ]
         initial = Exchange.initial(bounds, len(d.dept_ids))
@@ -67,10 +76,14 @@ class RayBackend:
         if kind == "auto":  # a waiting graph reader spins: never more groups than cores
             cpus = ray.cluster_resources().get("CPU", 1)
             kind = "graph" if len(bounds) <= min(GRAPH_MAX_GROUPS, cpus) else "tasks"
-        # the graph reports each group's step times, so routing can follow the faster cores
+        # across nodes, the graph reports each group's step times, so routing can follow the
+        # faster cores
+        placement = (ClaimedPlacement(d, bounds) if self.claims
+                     else BalancedPlacement(d, bounds) if kind == "graph"
+                     else HomePlacement(d, bounds))
         self.pipeline: TaskPipeline | GraphPipeline = (
-            GraphPipeline(self.groups, initial, BalancedPlacement(d, bounds)) if kind == "graph"
-            else TaskPipeline(self.groups, initial, HomePlacement(d, bounds)))
+            GraphPipeline(self.groups, initial, placement) if kind == "graph"
+            else TaskPipeline(self.groups, initial, placement))
 
     def tick(self, tick: int) -> None:
         self.pipeline.submit(tick)
@@ -107,3 +120,5 @@ class RayBackend:
         for handle in [*self.groups, self.secops, self.writer]:
             with contextlib.suppress(ray.exceptions.RayError):  # already gone
                 ray.kill(handle)
+        if self.claims:
+            self.claims.unlink(missing_ok=True)

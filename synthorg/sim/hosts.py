@@ -17,7 +17,7 @@ work is then a few hundred bytes, and it takes no core from the groups.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, TypeVar
 
@@ -32,6 +32,7 @@ from synthorg.org.directory import OrgDirectory
 from synthorg.org.routing import Department
 from synthorg.org.workload import WorkloadGenerator, creation_events
 from synthorg.secops.rules import RuleEngine
+from synthorg.sim.claims import CLAIMED, RoutingClaims, claim_order
 
 
 def group_starts(bounds: Sequence[tuple[int, int]]) -> np.ndarray:
@@ -124,7 +125,7 @@ class GroupHost:
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
                  seed: int, bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
-                 background_flush: bool = False) -> None:
+                 background_flush: bool = False, claims: RoutingClaims | None = None) -> None:
         lo, hi = bounds[index]
         self.index = index
         self.group = AgentGroup(config, directory, key, lo, hi)
@@ -135,39 +136,53 @@ class GroupHost:
         self.departments = [Department(directory, k) for k in range(len(directory.dept_ids))]
         self.dept_spent = np.zeros(len(directory.dept_ids), dtype=np.int64)
         self._starts = group_starts(bounds)
+        self._claims = claims  # where departments marked CLAIMED are handed out
         none = np.zeros(len(directory.dept_ids))
         self.timing = StepTiming(0.0, none, none.astype(np.int64))  # the last step's, for placement
 
     def step(self, tick: int, route: np.ndarray, inbox: Sequence[np.ndarray],
              loads: Sequence[np.ndarray], spend: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Draw the tick's arrivals, route those of the departments `route` (the group per
-        department) assigns here and step the agents, both on the loads as of the end of the
-        last tick. Returns [messages for group 0, ..., for group G-1, own loads, own spend]."""
+        """Draw the tick's arrivals, step the agents, then route the arrivals of the
+        departments `route` (the group per department, or CLAIMED) gives this host, both on
+        the loads as of the end of the last tick. Returns [messages for group 0, ..., for
+        group G-1, own loads, own spend]."""
         began = time.perf_counter()
-        everything = self.workload.arrivals(tick, self.next_task)
-        self.next_task += len(everything)
-        here = route[everything["dept"]] == self.index
-        arrivals = everything[here]
+        arrivals = self.workload.arrivals(tick, self.next_task)
+        self.next_task += len(arrivals)
         for s in spend:
             self.dept_spent += s
         all_loads = np.concatenate(loads)
-        routing = np.zeros(len(self.departments))
-        routes = []  # per department handed arrivals: (messages, events, failed results)
-        # descending department index: their sender ids (-1 - dept) ascend, ahead of agents'
-        for k in np.unique(arrivals["dept"])[::-1].tolist():
-            t0 = time.perf_counter()
-            routes.append(self.departments[k].route(tick, arrivals[arrivals["dept"] == k], all_loads))
-            routing[k] = time.perf_counter() - t0
         out = self.group.step(tick, merge_inbox(inbox), all_loads, self.dept_spent, self.secops)
-        self.ledger.append(  # SYSTEM_ACTOR sorts first
-            np.concatenate([creation_events(tick, everything, here), *(r[1] for r in routes),
-                            out.events]),
-            np.concatenate([*(r[2] for r in routes), out.results]), arrivals)
-        messages = np.concatenate([*(r[0] for r in routes), out.messages])
-        parts = split_by_group(messages, self._starts)
+        # routing last: with claims, the group that is done with its agents first takes more
         counts = np.bincount(arrivals["dept"], minlength=len(self.departments))
-        self.timing = StepTiming(time.perf_counter() - began, routing, counts)
+        routing = np.zeros(len(self.departments))
+        routes = {}  # department -> (messages, events, failed results)
+        for k in self._departments_to_route(tick, route, counts):
+            t0 = time.perf_counter()
+            routes[k] = self.departments[k].route(tick, arrivals[arrivals["dept"] == k], all_loads)
+            routing[k] = time.perf_counter() - t0
+        # descending department index: their sender ids (-1 - dept) ascend, ahead of agents'
+        done = [routes[k] for k in sorted(routes, reverse=True)]
+        here = np.isin(arrivals["dept"], list(routes))
+        self.ledger.append(  # SYSTEM_ACTOR sorts first
+            np.concatenate([creation_events(tick, arrivals, here), *(r[1] for r in done),
+                            out.events]),
+            np.concatenate([*(r[2] for r in done), out.results]), arrivals[here])
+        parts = split_by_group(np.concatenate([*(r[0] for r in done), out.messages]), self._starts)
+        routed = np.where(np.isin(np.arange(len(counts)), list(routes)), counts, 0)
+        self.timing = StepTiming(time.perf_counter() - began, routing, routed)
         return [*parts, out.loads, out.spend]
+
+    def _departments_to_route(self, tick: int, route: np.ndarray, counts: np.ndarray
+                              ) -> Iterator[int]:
+        yield from np.flatnonzero((route == self.index) & (counts > 0)).tolist()
+        line = claim_order(np.where(route == CLAIMED, counts, 0))
+        if not line:
+            return
+        if self._claims is None:
+            raise RuntimeError("departments marked CLAIMED but this host has no claims file")
+        while (place := self._claims.take(tick)) < len(line):
+            yield line[place]
 
     def totals(self) -> ShardTotals:
         return self.ledger.totals()

@@ -6,7 +6,10 @@ anyway. So any group can route any department with the same outcome, and where r
 is free to change every tick.
 
 - `HomePlacement`: each department is routed by the group that holds its head.
-- `BalancedPlacement`: each tick, departments go to the groups expected to finish soonest,
+- `ClaimedPlacement`: groups on one machine take departments while the tick runs, the first
+  free first (sim/claims.py); nothing to predict.
+- `BalancedPlacement`, for groups spread over nodes: each tick, departments go to the groups
+  expected to finish soonest,
   from the step and routing times the groups reported. The tick waits for the slowest group,
   and on a shared machine one core can run a fifth slower than the other for seconds at a
   time; routing is about a fifth of a step, enough to even that out.
@@ -20,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from synthorg.org.directory import OrgDirectory
+from synthorg.sim.claims import CLAIMED
 from synthorg.sim.hosts import StepTiming, group_starts
 
 
@@ -39,6 +43,14 @@ class HomePlacement:
 
     def observe(self, timings: Sequence[StepTiming]) -> None:
         """Every group's timing of its last step."""
+
+
+class ClaimedPlacement(HomePlacement):
+    """Every department is claimed at run time by the first group free to route it
+    (sim/claims.py): for groups on one machine."""
+
+    def assign(self) -> np.ndarray:
+        return np.full(len(self.home), CLAIMED)
 
 
 class BalancedPlacement(HomePlacement):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -76,7 +77,7 @@ def test_replay_detects_a_different_ledger(seed7, tmp_path):
 @pytest.mark.parametrize("override", [
     "runtime.agents_per_actor=1",
     "runtime.agents_per_actor=50",
-    "runtime.agents_per_actor=8",  # two groups on the graph, routing placed by step times
+    "runtime.agents_per_actor=8",  # several groups on the graph, claiming departments
     "runtime.pipeline=tasks",
     "runtime.backend=local",
 ])
@@ -84,6 +85,34 @@ def test_hash_does_not_depend_on_grouping_or_backend(seed7, tmp_path, override):
     _, summary = seed7
     _, other = _run(tmp_path, "b", "--seed", "7", "--ticks", "200", "--set", override)
     assert other["ledger_sha256"] == summary["ledger_sha256"]
+
+
+@pytest.mark.parametrize("override", ["runtime.pipeline=graph", "runtime.pipeline=tasks"])
+def test_hash_with_routing_placed_by_the_driver_as_across_nodes(seed7, tmp_path, monkeypatch,
+                                                                override):
+    """On a multi-node cluster groups cannot share a claims file: the driver places routing
+    (balanced by step times on the graph, at the heads' groups with tasks)."""
+    import actors.ray_backend
+
+    monkeypatch.setattr(actors.ray_backend, "one_node", lambda: False)
+    _, summary = seed7
+    _, other = _run(tmp_path, "placed", "--seed", "7", "--ticks", "200", "--set",
+                    "runtime.agents_per_actor=8", "--set", override)
+    assert other["ledger_sha256"] == summary["ledger_sha256"]
+
+
+def test_groups_claim_through_a_file_that_lives_as_long_as_the_run(ray_session, tmp_path):
+    sim = synthorg.Simulation(synthorg.load_config(STARTUP, ["runtime.agents_per_actor=8"]),
+                              seed=3, out=tmp_path / "claims")
+    seen: list[Path] = []
+
+    def look(done: int, total: int) -> None:
+        if done == 1:
+            seen.append(sim.backend.claims)  # type: ignore[union-attr]
+            assert seen[0].is_file()
+
+    sim.run(ticks=5, on_tick=look)
+    assert seen and not seen[0].exists()
 
 
 def test_a_different_seed_gives_a_different_ledger(seed7, tmp_path):
