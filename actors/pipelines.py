@@ -24,6 +24,7 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import ray
 from ray.dag import InputNode, MultiOutputNode
 from ray.experimental.compiled_dag_ref import CompiledDAGRef
@@ -69,26 +70,27 @@ class TaskPipeline:
 class GraphPipeline:
     DEPTH = 1  # ticks submitted ahead of the one the driver waits for
     # Reading a compiled graph's result busy-waits. On a small machine that takes a core
-    # from the groups, so the driver first sleeps through most of the time the last tick
-    # took in the groups (as they measured it, so a late-waking driver does not stretch
-    # the estimate): waking early costs a short spin, waking late nothing (the groups have
-    # DEPTH ticks queued).
-    NAP = 0.9
+    # from the groups, so the driver sleeps until a little after the tick it waits for
+    # should be done: the groups' own finish times, a median tick apart (anchored on when
+    # the groups finished, not on when the driver woke, so a late driver does not drift).
+    # Waking late costs nothing as long as it is less than a tick: the groups have DEPTH
+    # ticks queued.
+    LATE = 0.05  # of a tick
+    WINDOW = 6  # finish times kept
 
     def __init__(self, groups: list[Any], initial: Exchange, placement: HomePlacement) -> None:
         self._groups = groups
         self._placement = placement  # learns from each tick's timings
         self._graph = _compile(groups)
         self._pending: deque[list[Any]] = deque()  # per tick: a result ref per group
-        self._took = 0.0  # seconds the last completed tick took in the slowest group
-        self._done_at = 0.0  # when the driver saw it complete (time.monotonic)
+        self._finished: deque[float] = deque(maxlen=self.WINDOW)  # per tick, time.time()
         self.restore(initial)
 
     def submit(self, tick: int) -> None:
         with crashes_reported(tick):
             self._pending.append(self._graph.execute(tick, self._placement.assign()))
         if len(self._pending) > self.DEPTH:
-            time.sleep(max(0.0, self._done_at + self.NAP * self._took - time.monotonic()))
+            time.sleep(self._until_done())
             self._complete(tick)
 
     def settle(self) -> Exchange:
@@ -106,8 +108,17 @@ class GraphPipeline:
 
     def _complete(self, tick: int) -> None:
         reports = wait(self._pending.popleft(), tick)  # every group's `receive`
-        self._took, self._done_at = max(r[0] for r in reports), time.monotonic()
+        self._finished.append(max(r[0] for r in reports))
         self._placement.observe([r[1] for r in reports])
+
+    def _until_done(self) -> float:
+        """Seconds to sleep before reading the oldest pending tick; never more than a tick
+        (clocks of other nodes may be off)."""
+        if len(self._finished) < 2:
+            return 0.0
+        tick = float(np.median(np.diff(self._finished)))
+        due = self._finished[-1] + (1 + self.LATE) * tick
+        return min(max(0.0, due - time.time()), tick)
 
 
 def _compile(groups: list[Any]) -> Any:

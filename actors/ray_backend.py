@@ -58,8 +58,10 @@ class RayBackend:
         ns = f"synthorg-{plan.run_id}"
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         cfg_ref, dir_ref = ray.put(plan.config), ray.put(d)
-        # on one machine, groups hand departments' routing out among themselves as they free up
-        self.claims = claims_file(plan.run_id) if len(bounds) > 1 and one_node() else None
+        # on one machine, groups write their ledger parts themselves and hand departments'
+        # routing out among themselves as they free up
+        alone = one_node()
+        self.claims = claims_file(plan.run_id) if len(bounds) > 1 and alone else None
         self.writer = LedgerWriter.options(  # type: ignore[attr-defined]
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
@@ -68,6 +70,7 @@ class RayBackend:
             AgentGroupActor.options(  # type: ignore[attr-defined]
                 name=f"agent-group:{i}", namespace=ns, scheduling_strategy="SPREAD"
             ).remote(cfg_ref, dir_ref, int(plan.key), plan.seed, bounds, i, self.writer,
+                     str(plan.run_dir) if alone else None,
                      str(self.claims) if self.claims else None)
             for i in range(len(bounds))
         ]
