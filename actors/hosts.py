@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import ray
 
+from actors.doorbell import Ringer
 from synthorg.config.models import CompanyConfig
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.org.directory import OrgDirectory
@@ -82,17 +83,25 @@ class AgentGroupActor:
     steps them all."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, seed: int,
-                 bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle,
-                 run_dir: str | None, claims: str | None) -> None:
-        """run_dir: the run directory when this group runs on the driver's node (else its
-        parts go through the ledger writer); claims: the routing claims file, if any."""
-        self._sink = DirectSink(Path(run_dir)) if run_dir else RemoteSink(writer)
+                 bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle | None,
+                 run_dir: str | None, claims: str | None, bell: str | None) -> None:
+        """writer: the ledger writer, for a group on another node than the driver's
+        (run_dir: the run directory otherwise); claims: the routing claims file, if any;
+        bell: the driver's doorbell (actors/doorbell.py), if any."""
+        if run_dir:
+            self._sink: DirectSink | RemoteSink = DirectSink(Path(run_dir))
+        elif writer is not None:
+            self._sink = RemoteSink(writer)
+        else:
+            raise ValueError("a group needs the run directory or the ledger writer")
         # flushes off the step: a group that stalls holds up every group at the tick's end
         self._host = GroupHost(config, directory, np.uint64(key), seed, bounds, index,
                                self._sink, background_flush=True,
                                claims=RoutingClaims(claims) if claims else None)
         self._groups = len(bounds)
         self._index = index
+        self._ringer = Ringer(bell, index) if bell else None
+        self._tick = -1  # the tick `advance` last stepped (rung for at the next one)
         # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
         self._inputs = Exchange.initial(bounds, len(directory.dept_ids)).inputs(index)
         # This process lives for the run: move Ray's and our start-up objects out of the
@@ -108,6 +117,11 @@ class AgentGroupActor:
 
     def advance(self, tick: int, route: np.ndarray) -> tuple[np.ndarray, ...]:
         """`step` on the inputs `receive` kept; every group reads the whole output."""
+        if self._ringer and self._tick >= 0:
+            # the last tick's `receive` result is in its channel by now (the graph writes it
+            # before reading this call's input): ringing earlier would wake the driver to spin
+            self._ringer.ring(self._tick)
+        self._tick = tick
         return tuple(self.step(tick, route, *self._inputs))
 
     def receive(self, *outputs: tuple[np.ndarray, ...]) -> tuple[float, StepTiming]:

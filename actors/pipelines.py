@@ -22,13 +22,14 @@ import contextlib
 import time
 from collections import deque
 from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
-import numpy as np
 import ray
 from ray.dag import InputNode, MultiOutputNode
 from ray.experimental.compiled_dag_ref import CompiledDAGRef
 
+from actors.doorbell import Doorbell
 from synthorg.errors import ActorCrashed
 from synthorg.sim.hosts import Exchange, gather
 from synthorg.sim.placement import HomePlacement
@@ -69,28 +70,36 @@ class TaskPipeline:
 
 class GraphPipeline:
     DEPTH = 1  # ticks submitted ahead of the one the driver waits for
-    # Reading a compiled graph's result busy-waits. On a small machine that takes a core
-    # from the groups, so the driver sleeps until a little after the tick it waits for
+    # Reading a compiled graph's result busy-waits, and on a small machine that takes a core
+    # from the groups. So the driver first waits for the groups' doorbell (one machine:
+    # actors/doorbell.py) or, across nodes, sleeps until a little after the tick it waits for
     # should be done: the groups' own finish times, a median tick apart (anchored on when
     # the groups finished, not on when the driver woke, so a late driver does not drift).
     # Waking late costs nothing as long as it is less than a tick: the groups have DEPTH
     # ticks queued.
     LATE = 0.05  # of a tick
     WINDOW = 6  # finish times kept
+    PATIENCE = 1.0  # seconds (at least) to wait for the doorbell before reading anyway
 
-    def __init__(self, groups: list[Any], initial: Exchange, placement: HomePlacement) -> None:
+    def __init__(self, groups: list[Any], initial: Exchange, placement: HomePlacement,
+                 bell: Doorbell | None = None) -> None:
         self._groups = groups
         self._placement = placement  # learns from each tick's timings
+        self._bell = bell
         self._graph = _compile(groups)
-        self._pending: deque[list[Any]] = deque()  # per tick: a result ref per group
+        self._pending: deque[tuple[int, list[Any]]] = deque()  # per tick: a ref per group
         self._finished: deque[float] = deque(maxlen=self.WINDOW)  # per tick, time.time()
         self.restore(initial)
 
     def submit(self, tick: int) -> None:
         with crashes_reported(tick):
-            self._pending.append(self._graph.execute(tick, self._placement.assign()))
+            self._pending.append((tick, self._graph.execute(tick, self._placement.assign())))
         if len(self._pending) > self.DEPTH:
-            time.sleep(self._until_done())
+            oldest = self._pending[0][0]
+            if self._bell is None:
+                time.sleep(self._until_done())
+            else:  # a crashed group never rings: reading the graph then reports it
+                self._bell.wait(oldest, max(self.PATIENCE, 3 * self._median_tick()))
             self._complete(tick)
 
     def settle(self) -> Exchange:
@@ -107,16 +116,20 @@ class GraphPipeline:
         self._pending.clear()  # after teardown: a dropped result then needs no release
 
     def _complete(self, tick: int) -> None:
-        reports = wait(self._pending.popleft(), tick)  # every group's `receive`
+        reports = wait(self._pending.popleft()[1], tick)  # every group's `receive`
         self._finished.append(max(r[0] for r in reports))
         self._placement.observe([r[1] for r in reports])
+
+    def _median_tick(self) -> float:
+        gaps = sorted(b - a for a, b in pairwise(self._finished))
+        return gaps[len(gaps) // 2] if gaps else 0.0
 
     def _until_done(self) -> float:
         """Seconds to sleep before reading the oldest pending tick; never more than a tick
         (clocks of other nodes may be off)."""
         if len(self._finished) < 2:
             return 0.0
-        tick = float(np.median(np.diff(self._finished)))
+        tick = self._median_tick()
         due = self._finished[-1] + (1 + self.LATE) * tick
         return min(max(0.0, due - time.time()), tick)
 

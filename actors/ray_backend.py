@@ -1,5 +1,5 @@
-"""The Ray backend: agent-group, SecOps and ledger-writer actors, named by role so the
-dashboard shows the organisation."""
+"""The Ray backend: agent-group and SecOps actors (and a ledger writer when groups run on
+other nodes), named by role so the dashboard shows the organisation."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from actors.doorbell import Doorbell, bell_path
 from actors.hosts import AgentGroupActor, LedgerWriter, SecOpsActor
 from actors.pipelines import GraphPipeline, TaskPipeline, wait
 from synthorg.ledger.ledger import ShardTotals
@@ -58,11 +59,16 @@ class RayBackend:
         ns = f"synthorg-{plan.run_id}"
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         cfg_ref, dir_ref = ray.put(plan.config), ray.put(d)
-        # on one machine, groups write their ledger parts themselves and hand departments'
-        # routing out among themselves as they free up
+        # on one machine, groups write their ledger parts themselves, hand departments'
+        # routing out among themselves as they free up and ring the driver's doorbell
         alone = one_node()
+        kind = plan.config.runtime.pipeline
+        if kind == "auto":  # a waiting graph reader spins: never more groups than cores
+            cpus = ray.cluster_resources().get("CPU", 1)
+            kind = "graph" if len(bounds) <= min(GRAPH_MAX_GROUPS, cpus) else "tasks"
         self.claims = claims_file(plan.run_id) if len(bounds) > 1 and alone else None
-        self.writer = LedgerWriter.options(  # type: ignore[attr-defined]
+        self.bell = Doorbell(bell_path(plan.run_id), len(bounds)) if alone and kind == "graph" else None
+        self.writer = None if alone else LedgerWriter.options(  # type: ignore[attr-defined]
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
             name="secops", namespace=ns).remote(cfg_ref, dir_ref)
@@ -71,21 +77,18 @@ class RayBackend:
                 name=f"agent-group:{i}", namespace=ns, scheduling_strategy="SPREAD"
             ).remote(cfg_ref, dir_ref, int(plan.key), plan.seed, bounds, i, self.writer,
                      str(plan.run_dir) if alone else None,
-                     str(self.claims) if self.claims else None)
+                     str(self.claims) if self.claims else None,
+                     str(self.bell.path) if self.bell else None)
             for i in range(len(bounds))
         ]
         initial = Exchange.initial(bounds, len(d.dept_ids))
-        kind = plan.config.runtime.pipeline
-        if kind == "auto":  # a waiting graph reader spins: never more groups than cores
-            cpus = ray.cluster_resources().get("CPU", 1)
-            kind = "graph" if len(bounds) <= min(GRAPH_MAX_GROUPS, cpus) else "tasks"
         # across nodes, the graph reports each group's step times, so routing can follow the
         # faster cores
         placement = (ClaimedPlacement(d, bounds) if self.claims
                      else BalancedPlacement(d, bounds) if kind == "graph"
                      else HomePlacement(d, bounds))
         self.pipeline: TaskPipeline | GraphPipeline = (
-            GraphPipeline(self.groups, initial, placement) if kind == "graph"
+            GraphPipeline(self.groups, initial, placement, self.bell) if kind == "graph"
             else TaskPipeline(self.groups, initial, placement))
 
     def tick(self, tick: int) -> None:
@@ -122,6 +125,9 @@ class RayBackend:
         self.pipeline.close()
         for handle in [*self.groups, self.secops, self.writer]:
             with contextlib.suppress(ray.exceptions.RayError):  # already gone
-                ray.kill(handle)
+                if handle is not None:
+                    ray.kill(handle)
         if self.claims:
             self.claims.unlink(missing_ok=True)
+        if self.bell:
+            self.bell.close()
