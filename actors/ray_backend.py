@@ -62,12 +62,15 @@ class RayBackend:
         # on one machine, groups write their ledger parts themselves, hand departments'
         # routing out among themselves as they free up and ring the driver's doorbell
         alone = one_node()
+        cpus = ray.cluster_resources().get("CPU", 1)
         kind = plan.config.runtime.pipeline
         if kind == "auto":  # a waiting graph reader spins: never more groups than cores
-            cpus = ray.cluster_resources().get("CPU", 1)
             kind = "graph" if len(bounds) <= min(GRAPH_MAX_GROUPS, cpus) else "tasks"
         self.claims = claims_file(plan.run_id) if len(bounds) > 1 and alone else None
-        self.bell = Doorbell(bell_path(plan.run_id), len(bounds)) if alone and kind == "graph" else None
+        # the bell only pays when the groups keep every core busy: a FIFO write wakes the
+        # driver on the ringing group's core (a "sync" wake-up) even when another core is idle
+        ring = alone and kind == "graph" and len(bounds) >= cpus
+        self.bell = Doorbell(bell_path(plan.run_id), len(bounds)) if ring else None
         self.writer = None if alone else LedgerWriter.options(  # type: ignore[attr-defined]
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]

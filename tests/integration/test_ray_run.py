@@ -101,18 +101,22 @@ def test_hash_with_routing_placed_by_the_driver_as_across_nodes(seed7, tmp_path,
     assert other["ledger_sha256"] == summary["ledger_sha256"]
 
 
-def test_groups_claim_through_a_file_that_lives_as_long_as_the_run(ray_session, tmp_path):
+def test_groups_claim_and_ring_through_files_that_live_as_long_as_the_run(ray_session, tmp_path):
+    """Two groups on the session's two CPUs: routing claims and the driver's doorbell (a FIFO)
+    are on, and both files go with the run."""
     sim = synthorg.Simulation(synthorg.load_config(STARTUP, ["runtime.agents_per_actor=8"]),
                               seed=3, out=tmp_path / "claims")
     seen: list[Path] = []
 
     def look(done: int, total: int) -> None:
         if done == 1:
-            seen.append(sim.backend.claims)  # type: ignore[union-attr]
-            assert seen[0].is_file()
+            backend = sim.backend
+            seen.extend([backend.claims, backend.bell.path])  # type: ignore[union-attr]
+            assert seen[0].is_file() and seen[1].is_fifo()
 
-    sim.run(ticks=5, on_tick=look)
-    assert seen and not seen[0].exists()
+    result = sim.run(ticks=5, on_tick=look)
+    assert result.summary.groups == 2
+    assert len(seen) == 2 and not any(p.exists() for p in seen)
 
 
 def test_a_different_seed_gives_a_different_ledger(seed7, tmp_path):
