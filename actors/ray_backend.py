@@ -3,10 +3,13 @@ other nodes), named by role so the dashboard shows the organisation."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
+from pathlib import Path
 
 import numpy as np
+import psutil
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -37,7 +40,24 @@ def ensure_ray(address: str | None = None, dashboard: bool = False) -> int:
                            logging_level=logging.ERROR, log_to_driver=False,
                            _system_config=SYSTEM_CONFIG if address is None else None)
         _dashboard["url"] = context.dashboard_url or None
+        raylets = [p.pid for p in psutil.Process().children(recursive=True)
+                   if p.name() == "raylet"]
+        if raylets:  # started here: ours to clean up after
+            atexit.register(_shutdown_and_clean, raylets)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+def _shutdown_and_clean(raylets: list[int]) -> None:
+    """Ray 2.60's object store never unlinks the POSIX semaphores of compiled-graph channels
+    (/dev/shm/sem.hdr<raylet pid>-*, sem.obj<raylet pid>-*: a page of memory each, dozens a
+    run). Once the raylet we started is gone, nothing else can use them."""
+    ray.shutdown()  # before Ray's own exit hook: the raylet must be down first
+    for pid in raylets:
+        if psutil.pid_exists(pid):
+            continue
+        for kind in ("hdr", "obj"):
+            for sem in Path("/dev/shm").glob(f"sem.{kind}{pid}-*"):
+                sem.unlink(missing_ok=True)
 
 
 def one_node() -> bool:

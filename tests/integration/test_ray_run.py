@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -146,3 +148,21 @@ def test_enterprise_runs_50_ticks_on_ray(ray_session, tmp_path):
     s = result.summary
     assert s.agents == 1000 and s.backend == "ray" and s.groups >= 1
     assert s.tasks_completed > 0 and s.conservation_ok
+
+
+@pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="POSIX semaphores live in /dev/shm")
+def test_a_run_that_starts_ray_leaves_no_semaphores_behind(tmp_path):
+    """Ray's object store leaves its compiled-graph channels' semaphores in /dev/shm; a run
+    that started Ray itself removes them once Ray is down."""
+    def semaphores() -> set[str]:
+        return {p.name for p in Path("/dev/shm").glob("sem.*")}
+
+    before = semaphores()
+    exe = Path(sys.executable).with_name("synthorg")
+    proc = subprocess.run([str(exe), "run", str(STARTUP), "--ticks", "5", "--out", str(tmp_path / "r"),
+                           "--set", "runtime.agents_per_actor=6"],  # groups talk through channels
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "r" / "summary.json").read_text())
+    assert summary["backend"] == "ray" and summary["groups"] == 2
+    assert semaphores() - before == set()
