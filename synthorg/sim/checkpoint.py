@@ -18,7 +18,7 @@ from synthorg.errors import MisuseError
 from synthorg.sim.hosts import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
-FORMAT = 2  # 2: sharded ledger, exchange in flight
+FORMAT = 3  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no driver shard
 DIR_NAME = "checkpoints"
 
 
