@@ -20,17 +20,16 @@ import contextlib
 import os
 import select
 import struct
-import tempfile
 import time
-import uuid
 from pathlib import Path
+
+from synthorg.sim.claims import scratch_path
 
 _RECORD = struct.Struct("<qq")  # group, tick
 
 
 def bell_path(run_id: str) -> Path:
-    base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
-    return base / f"synthorg-{run_id}-{uuid.uuid4().hex[:8]}.bell"
+    return scratch_path(run_id, ".bell")
 
 
 class Doorbell:
@@ -57,7 +56,8 @@ class Doorbell:
         return True
 
     def _take(self, data: bytes) -> None:
-        data, whole = self._partial + data, len(self._partial + data) // _RECORD.size * _RECORD.size
+        data = self._partial + data
+        whole = len(data) - len(data) % _RECORD.size
         self._partial = data[whole:]
         for group, tick in _RECORD.iter_unpack(data[:whole]):
             if 0 <= group < len(self._done):

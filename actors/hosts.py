@@ -171,6 +171,3 @@ class AgentGroupActor:
 
     def pid(self) -> int:
         return os.getpid()
-
-    def node(self) -> str:
-        return ray.get_runtime_context().get_node_id()

@@ -163,13 +163,15 @@ class GroupHost:
             routing[k] = time.perf_counter() - t0
         # descending department index: their sender ids (-1 - dept) ascend, ahead of agents'
         done = [routes[k] for k in sorted(routes, reverse=True)]
-        here = np.isin(arrivals["dept"], list(routes))
+        mine = list(routes)
+        here = np.isin(arrivals["dept"], mine)
         self.ledger.append(  # SYSTEM_ACTOR sorts first
             np.concatenate([creation_events(tick, arrivals, here), *(r[1] for r in done),
                             out.events]),
             np.concatenate([*(r[2] for r in done), out.results]), arrivals[here])
         parts = split_by_group(np.concatenate([*(r[0] for r in done), out.messages]), self._starts)
-        routed = np.where(np.isin(np.arange(len(counts)), list(routes)), counts, 0)
+        routed = np.zeros_like(counts)
+        routed[mine] = counts[mine]
         self.timing = StepTiming(time.perf_counter() - began, routing, routed)
         return [*parts, out.loads, out.spend]
 
