@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import types
 from collections import Counter
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 Identifier = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.\-]+$")]
 Level = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -17,8 +18,27 @@ PriorityName = Literal["low", "normal", "high", "critical"]
 RoutingName = Literal["role_based", "load_balanced"]
 
 
+def _takes_numbers(annotation: Any) -> bool:
+    """Whether a field's type is a number (or a union with one) that is not also a bool."""
+    if annotation in (int, float):
+        return True
+    if get_origin(annotation) in (Union, types.UnionType):
+        options = get_args(annotation)
+        return bool not in options and any(_takes_numbers(a) for a in options)
+    return False
+
+
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_bool_for_number(cls, value: object, info: ValidationInfo) -> object:
+        """pydantic reads true as 1: in YAML that is a slip (`count: yes`), not a count."""
+        field = cls.model_fields.get(info.field_name or "")
+        if isinstance(value, bool) and field is not None and _takes_numbers(field.annotation):
+            raise ValueError("expected a number, got a boolean")
+        return value
 
 
 class Span(Frozen):

@@ -70,6 +70,15 @@ def test_wrong_type_names_field_and_line(tmp_path):
     assert "company.yaml" in str(err)
 
 
+@pytest.mark.parametrize("override", ["agents.0.count=true", "simulation.ticks=yes",
+                                      "company.budget_usd=no", "runtime.agents_per_actor=true"])
+def test_a_boolean_is_not_a_number(override):
+    """YAML reads yes/no/true as booleans and pydantic would read those as 1 and 0."""
+    err = _refused(STARTUP, [override])
+    path = override.partition("=")[0].replace(".0.", "[0].")
+    assert path in str(err) and "got a boolean" in str(err)
+
+
 def test_unknown_key_names_path(tmp_path):
     err = _refused(_variant(tmp_path, "autonomy: assisted", "autonomy: assisted\n  nme: Acme"))
     text = str(err)
