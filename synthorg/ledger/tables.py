@@ -40,10 +40,13 @@ def _scan(files: list[Path], dtype: np.dtype) -> pl.LazyFrame:
     return frame_of(np.zeros(0, dtype)).lazy()
 
 
+_FAILURES = {k: v for k, v in _names(FailReason).items() if k != FailReason.none}
+
+
 def actor_names(d: OrgDirectory) -> dict[int, str]:
     names = {i: a for i, a in enumerate(d.agent_ids)}
     names.update({dept_actor(k): f"dept:{dep}" for k, dep in enumerate(d.dept_ids)})
-    names[SYSTEM_ACTOR] = "driver"
+    names[SYSTEM_ACTOR] = "system"  # task creation and incidents: no agent or department
     return names
 
 
@@ -79,7 +82,8 @@ def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirec
             pl.col("priority").replace_strict(_names(Priority), return_dtype=pl.String),
             pl.col("status_code").replace_strict(_names(TaskStatus), default="open",
                                                  return_dtype=pl.String).alias("status"),
-            pl.col("reason").replace_strict(_names(FailReason), default=None,
+            # null unless failed, as for open tasks (a completed task's reason code is 0)
+            pl.col("reason").replace_strict(_FAILURES, default=None,
                                             return_dtype=pl.String).alias("fail_reason"),
             pl.col("agent").replace_strict(agents, default=None, return_dtype=pl.String),
             _usd(pl.col("cost_micro")).alias("cost_usd"),

@@ -78,12 +78,13 @@ def test_tasks_values_are_consistent(seed7):
     assert (done["duration_ticks"] >= 0).all()
     assert (done["finished"] > done["created"]).all()
     assert done["agent"].null_count() == 0
-    assert (done["fail_reason"] == "none").all()
+    assert done["fail_reason"].null_count() == done.height  # like open tasks: not failed
     failed = tasks.filter(pl.col("status") == "failed")
     assert (failed["quality"] == 0.0).all()
     assert failed["fail_reason"].null_count() == 0
     assert (failed["fail_reason"] != "none").all()
     still_open = tasks.filter(pl.col("status") == "open")
+    assert still_open["fail_reason"].null_count() == still_open.height
     assert still_open["finished"].null_count() == still_open.height
 
 
@@ -103,6 +104,18 @@ def test_event_counts_match_summary(seed7):
     assert counts.get("task_completed", 0) == s.tasks_completed
     assert counts.get("task_failed", 0) == s.tasks_failed
     assert counts.get("message_sent", 0) + counts.get("help_given", 0) == s.messages
+
+
+def test_events_name_their_actors(seed7):
+    """Agents by id, departments as dept:NAME, task arrivals by the system."""
+    ev = seed7.events
+    created = ev.filter(pl.col("kind") == "task_created")
+    assert created.height and (created["actor"] == "system").all()
+    routed = ev.filter(pl.col("kind") == "task_routed")
+    assert routed.height and routed["actor"].str.starts_with("dept:").all()
+    started = ev.filter(pl.col("kind") == "task_started")
+    agent_ids = set(seed7.agents["agent"].to_list())
+    assert started.height and set(started["actor"].to_list()) <= agent_ids
 
 
 def test_same_seed_same_hash(tmp_path, seed7):
