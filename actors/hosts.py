@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -40,8 +41,8 @@ class LedgerWriter:
     def __init__(self, run_dir: str) -> None:
         self._sink = DirectorySink(Path(run_dir))
 
-    def write(self, name: str, data: bytes) -> None:
-        self._sink.write(name, data)
+    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
+        self._sink.write(name, chunks)
 
     def discard(self, shard: str, from_part: int) -> None:
         self._sink.discard(shard, from_part)
@@ -54,8 +55,8 @@ class RemoteSink:
         self._writer = writer
         self._pending: list[ray.ObjectRef] = []
 
-    def write(self, name: str, data: bytes) -> None:
-        self._pending.append(self._writer.write.remote(name, data))
+    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
+        self._pending.append(self._writer.write.remote(name, list(chunks)))
         if len(self._pending) > 8:  # back-pressure on a slow disk
             self.drain()
 

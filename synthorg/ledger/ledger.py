@@ -1,17 +1,20 @@
 """The ledger, sharded: every agent group (with the routing it did and the creation of the
 tasks it routed) keeps a shard of what happened, where it happened.
 
-A shard fingerprints its rows (see fingerprint.py), counts them, and streams them in parquet
-part files named after it; nothing crosses a process boundary per tick. The shards' totals add
-up to the run's ledger and its `ledger_sha256`, the same for any number or layout of shards.
-The final tables order rows by (tick, actor, seq).
+A shard fingerprints its rows (see fingerprint.py), counts them, and streams them in part
+files named after it; nothing crosses a process boundary per tick. Parts are plain .npy
+arrays, read once when the run's parquet tables are written: encoding them as parquet took
+about 2 ms of CPU a tick at 10,000 agents, in bursts that stalled one group at the tick's
+barrier (writing .npy: well under 0.1 ms, and its copy into the page cache drops the GIL).
+The shards' totals add up to the run's ledger and its `ledger_sha256`, the same for any
+number or layout of shards. The final tables order rows by (tick, actor, seq).
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
-import io
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +28,7 @@ from synthorg.domain.records import EVENT_DTYPE, RESULT_DTYPE, TASK_DTYPE
 from synthorg.ledger.fingerprint import LANES, fingerprint
 
 PARTS_DIR = "ledger-parts"
+PART_SUFFIX = ".npy"
 STREAMS = {"events": EVENT_DTYPE, "results": RESULT_DTYPE, "created": TASK_DTYPE}
 _MESSAGE_KINDS = len(MessageKind)
 
@@ -34,13 +38,31 @@ def frame_of(rows: np.ndarray) -> pl.DataFrame:
 
 
 def part_name(stream: str, shard: str, part: int) -> str:
-    return f"{stream}-{shard}-{part:06d}.parquet"
+    return f"{stream}-{shard}-{part:06d}{PART_SUFFIX}"
+
+
+def write_part(path: Path, chunks: Sequence[np.ndarray]) -> None:
+    """One .npy file of the rows of `chunks` (one dtype), written chunk by chunk: joining them
+    first would copy the part in memory while holding the GIL, stalling the group's step."""
+    header = {"descr": np.lib.format.dtype_to_descr(chunks[0].dtype), "fortran_order": False,
+              "shape": (sum(len(c) for c in chunks),)}
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("wb") as f:
+        np.lib.format.write_array_header_1_0(f, header)
+        for c in chunks:
+            f.write(np.ascontiguousarray(c).data)
+    tmp.replace(path)
+
+
+def read_part(path: Path) -> np.ndarray:
+    return np.load(path, mmap_mode="r", allow_pickle=False)  # read column by column
 
 
 class PartSink(Protocol):
     """Where a shard's part files go: the run directory, or a writer on the driver's node."""
 
-    def write(self, name: str, data: bytes) -> None: ...
+    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
+        """A part file of the rows of `chunks`, in order."""
 
     def discard(self, shard: str, from_part: int) -> None:
         """Delete the shard's parts numbered `from_part` and later (a restore rewinds)."""
@@ -51,14 +73,12 @@ class DirectorySink:
         self.parts = run_dir / PARTS_DIR
         self.parts.mkdir(parents=True, exist_ok=True)
 
-    def write(self, name: str, data: bytes) -> None:
-        tmp = self.parts / f".{name}.tmp"
-        tmp.write_bytes(data)
-        tmp.replace(self.parts / name)
+    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
+        write_part(self.parts / name, chunks)
 
     def discard(self, shard: str, from_part: int) -> None:
         for stream in STREAMS:
-            for f in self.parts.glob(f"{stream}-{shard}-*.parquet"):
+            for f in self.parts.glob(f"{stream}-{shard}-*{PART_SUFFIX}"):
                 if int(f.stem.rsplit("-", 1)[1]) >= from_part:
                     f.unlink()
 
@@ -152,10 +172,9 @@ class LedgerShard:
             self.flush()
 
     def flush(self) -> None:
-        parts = [(part_name(name, self.shard, self._part_no), np.concatenate(chunks))
+        parts = [(part_name(name, self.shard, self._part_no), chunks)
                  for name, chunks in self._buffers.items() if chunks]
-        for chunks in self._buffers.values():
-            chunks.clear()
+        self._buffers = {k: [] for k in STREAMS}  # the lists in `parts` go to the writer
         self._part_no += 1
         self._buffered = 0
         if self._writer is None:
@@ -166,11 +185,9 @@ class LedgerShard:
             self._writing.remove(done)
         self._writing.append(self._writer.submit(self._write, parts))
 
-    def _write(self, parts: list[tuple[str, np.ndarray]]) -> None:
-        for name, rows in parts:
-            data = io.BytesIO()
-            frame_of(rows).write_parquet(data)
-            self._sink.write(name, data.getvalue())
+    def _write(self, parts: list[tuple[str, list[np.ndarray]]]) -> None:
+        for name, chunks in parts:
+            self._sink.write(name, chunks)
 
     def sync(self) -> None:
         """Flush, and wait until every part is handed to the sink."""
@@ -209,5 +226,5 @@ def record_incident(run_dir: Path, tick: int, rows: np.ndarray) -> None:
     a recovered run keeps the hash of an undisturbed one."""
     parts = run_dir / PARTS_DIR
     parts.mkdir(parents=True, exist_ok=True)
-    n = len(list(parts.glob("incidents-*.parquet")))
-    frame_of(rows).write_parquet(parts / f"incidents-{tick:08d}-{n}.parquet")
+    n = len(list(parts.glob(f"incidents-*{PART_SUFFIX}")))
+    write_part(parts / f"incidents-{tick:08d}-{n}{PART_SUFFIX}", [rows])

@@ -18,7 +18,7 @@ from synthorg.domain.enums import (
     WorkState,
 )
 from synthorg.domain.records import EVENT_DTYPE, RESULT_DTYPE, SYSTEM_ACTOR, TASK_DTYPE, dept_actor
-from synthorg.ledger.ledger import frame_of
+from synthorg.ledger.ledger import frame_of, read_part
 from synthorg.org.directory import MICRO, OrgDirectory
 
 
@@ -35,9 +35,8 @@ def _usd(micro: pl.Expr) -> pl.Expr:
 
 
 def _scan(files: list[Path], dtype: np.dtype) -> pl.LazyFrame:
-    if files:
-        return pl.scan_parquet(files)
-    return frame_of(np.zeros(0, dtype)).lazy()
+    frames = [frame_of(read_part(f)) for f in files] or [frame_of(np.zeros(0, dtype))]
+    return pl.concat(frames, rechunk=False).lazy()
 
 
 _FAILURES = {k: v for k, v in _names(FailReason).items() if k != FailReason.none}

@@ -18,7 +18,8 @@ from synthorg.errors import MisuseError
 from synthorg.sim.hosts import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
-FORMAT = 3  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no driver shard
+FORMAT = 4  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
+# driver shard; 4: ledger parts are .npy (a format 3 run directory holds parquet parts)
 DIR_NAME = "checkpoints"
 
 

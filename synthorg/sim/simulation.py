@@ -29,7 +29,7 @@ from synthorg.domain.enums import EventKind
 from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR
 from synthorg.domain.rng import root_key
 from synthorg.errors import ActorCrashed, Interrupted, MisuseError, RunFailure
-from synthorg.ledger.ledger import PARTS_DIR, combine, record_incident
+from synthorg.ledger.ledger import PART_SUFFIX, PARTS_DIR, combine, record_incident
 from synthorg.ledger.tables import write_agents, write_events, write_tasks
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.sim import checkpoint as ckpt
@@ -91,7 +91,7 @@ class Simulation:
         shutil.rmtree(self.out / ckpt.DIR_NAME, ignore_errors=True)
         parts = self.out / PARTS_DIR
         parts.mkdir(parents=True)
-        for f in (parent / PARTS_DIR).glob("*.parquet"):
+        for f in (parent / PARTS_DIR).glob(f"*{PART_SUFFIX}"):
             if not f.name.startswith("incidents-"):
                 shutil.copy2(f, parts / f.name)
         return self._run(ticks, on_tick, start=start, forked=True)
@@ -208,10 +208,10 @@ class Simulation:
                 keep_parts: bool) -> RunResult:
         directory = plan.directory
         parts = self.out / PARTS_DIR
-        write_events(self.out, sorted(parts.glob("events-*.parquet"))
-                     + sorted(parts.glob("incidents-*.parquet")), directory)
-        tasks = write_tasks(self.out, sorted(parts.glob("created-*.parquet")),
-                            sorted(parts.glob("results-*.parquet")), directory)
+        write_events(self.out, sorted(parts.glob(f"events-*{PART_SUFFIX}"))
+                     + sorted(parts.glob(f"incidents-*{PART_SUFFIX}")), directory)
+        tasks = write_tasks(self.out, sorted(parts.glob(f"created-*{PART_SUFFIX}")),
+                            sorted(parts.glob(f"results-*{PART_SUFFIX}")), directory)
         write_agents(self.out, agent_rows, directory)
         if not keep_parts:  # forks and resumes need them; plain runs do not
             shutil.rmtree(parts, ignore_errors=True)

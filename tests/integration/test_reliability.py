@@ -101,11 +101,11 @@ def test_corrupted_checkpoint_is_reported(tmp_path):
     latest.write_bytes(b"garbage")
     r = runner.invoke(app, ["resume", str(out)])
     assert r.exit_code == 2 and "not a synthorg checkpoint" in r.output
-    older = blob.replace(b'"format": 3', b'"format": 2', 1)  # a checkpoint of an older synthorg
+    older = blob.replace(b'"format": 4', b'"format": 3', 1)  # a checkpoint of an older synthorg
     assert older != blob
     latest.write_bytes(bytes(older))
     r = runner.invoke(app, ["resume", str(out)])
-    assert r.exit_code == 2 and "checkpoint format 2 is not supported" in " ".join(r.output.split())
+    assert r.exit_code == 2 and "checkpoint format 3 is not supported" in " ".join(r.output.split())
 
 
 @pytest.mark.ray

@@ -103,6 +103,6 @@ def test_a_background_flush_writes_the_same_parts(tmp_path):
         for tick in range(6):
             shard.append(_events(40, tick), np.zeros(0, RESULT_DTYPE))
         totals = shard.totals()
-        written[background] = ({f.name: f.read_bytes() for f in out.rglob("*.parquet")},
+        written[background] = ({f.name: f.read_bytes() for f in out.rglob("*.npy")},
                                totals.fingerprint.tolist(), totals.rows.tolist())
     assert len(written[True][0]) == 3 and written[True] == written[False]
