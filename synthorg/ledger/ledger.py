@@ -41,6 +41,11 @@ def part_name(stream: str, shard: str, part: int) -> str:
     return f"{stream}-{shard}-{part:06d}{PART_SUFFIX}"
 
 
+def part_files(parts: Path, stream: str, shard: str = "*") -> list[Path]:
+    """A stream's part files in the directory `parts`, of one shard or of all, in order."""
+    return sorted(parts.glob(f"{stream}-{shard}-*{PART_SUFFIX}"))
+
+
 def write_part(path: Path, chunks: Sequence[np.ndarray]) -> None:
     """One .npy file of the rows of `chunks` (one dtype), written chunk by chunk: joining them
     first would copy the part in memory while holding the GIL, stalling the group's step."""
@@ -78,7 +83,7 @@ class DirectorySink:
 
     def discard(self, shard: str, from_part: int) -> None:
         for stream in STREAMS:
-            for f in self.parts.glob(f"{stream}-{shard}-*{PART_SUFFIX}"):
+            for f in part_files(self.parts, stream, shard):
                 if int(f.stem.rsplit("-", 1)[1]) >= from_part:
                     f.unlink()
 
@@ -226,5 +231,5 @@ def record_incident(run_dir: Path, tick: int, rows: np.ndarray) -> None:
     a recovered run keeps the hash of an undisturbed one."""
     parts = run_dir / PARTS_DIR
     parts.mkdir(parents=True, exist_ok=True)
-    n = len(list(parts.glob(f"incidents-*{PART_SUFFIX}")))
-    write_part(parts / f"incidents-{tick:08d}-{n}{PART_SUFFIX}", [rows])
+    n = len(part_files(parts, "incidents"))
+    write_part(parts / part_name("incidents", f"{tick:08d}", n), [rows])

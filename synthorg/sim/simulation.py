@@ -29,7 +29,7 @@ from synthorg.domain.enums import EventKind
 from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR
 from synthorg.domain.rng import root_key
 from synthorg.errors import ActorCrashed, Interrupted, MisuseError, RunFailure
-from synthorg.ledger.ledger import PART_SUFFIX, PARTS_DIR, combine, record_incident
+from synthorg.ledger.ledger import PARTS_DIR, STREAMS, combine, part_files, record_incident
 from synthorg.ledger.tables import write_agents, write_events, write_tasks
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.sim import checkpoint as ckpt
@@ -91,8 +91,8 @@ class Simulation:
         shutil.rmtree(self.out / ckpt.DIR_NAME, ignore_errors=True)
         parts = self.out / PARTS_DIR
         parts.mkdir(parents=True)
-        for f in (parent / PARTS_DIR).glob(f"*{PART_SUFFIX}"):
-            if not f.name.startswith("incidents-"):
+        for stream in STREAMS:  # not the parent's incidents
+            for f in part_files(parent / PARTS_DIR, stream):
                 shutil.copy2(f, parts / f.name)
         return self._run(ticks, on_tick, start=start, forked=True)
 
@@ -208,10 +208,10 @@ class Simulation:
                 keep_parts: bool) -> RunResult:
         directory = plan.directory
         parts = self.out / PARTS_DIR
-        write_events(self.out, sorted(parts.glob(f"events-*{PART_SUFFIX}"))
-                     + sorted(parts.glob(f"incidents-*{PART_SUFFIX}")), directory)
-        tasks = write_tasks(self.out, sorted(parts.glob(f"created-*{PART_SUFFIX}")),
-                            sorted(parts.glob(f"results-*{PART_SUFFIX}")), directory)
+        write_events(self.out, part_files(parts, "events") + part_files(parts, "incidents"),
+                     directory)
+        tasks = write_tasks(self.out, part_files(parts, "created"), part_files(parts, "results"),
+                            directory)
         write_agents(self.out, agent_rows, directory)
         if not keep_parts:  # forks and resumes need them; plain runs do not
             shutil.rmtree(parts, ignore_errors=True)
