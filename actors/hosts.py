@@ -12,6 +12,7 @@ import numpy as np
 import ray
 
 from actors.doorbell import Ringer
+from actors.shm import Mailbox, OutputBoard
 from synthorg.config.models import CompanyConfig
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.org.directory import OrgDirectory
@@ -85,10 +86,12 @@ class AgentGroupActor:
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, seed: int,
                  bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle | None,
-                 run_dir: str | None, claims: str | None, bell: str | None) -> None:
+                 run_dir: str | None, claims: str | None, bell: str | None,
+                 shm: str | None = None) -> None:
         """writer: the ledger writer, for a group on another node than the driver's
         (run_dir: the run directory otherwise); claims: the routing claims file, if any;
-        bell: the driver's doorbell (actors/doorbell.py), if any."""
+        bell: the driver's doorbell (actors/doorbell.py), if any; shm: the prefix of the
+        exchange files of the `shm` pipeline (actors/shm.py), if it is used."""
         if run_dir:
             self._sink: DirectSink | RemoteSink = DirectSink(Path(run_dir))
         elif writer is not None:
@@ -105,6 +108,8 @@ class AgentGroupActor:
         self._tick = -1  # the tick `advance` last stepped (rung for at the next one)
         # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
         self._inputs = Exchange.initial(bounds, len(directory.dept_ids)).inputs(index)
+        self._box = Mailbox(Path(shm), len(bounds), index) if shm else None
+        self._board = OutputBoard(Path(shm), len(bounds), index) if shm else None
         # This process lives for the run: move Ray's and our start-up objects out of the
         # collector's way, so collections triggered by each tick's many small tuples only scan
         # what the tick made (a full scan of Ray's import graph costs milliseconds).
@@ -135,11 +140,34 @@ class AgentGroupActor:
                         *(o[n + 1] for o in outputs))
         return time.time(), self._host.timing
 
+    def run(self, first: int, route: np.ndarray) -> int:
+        """Step ticks `first`, `first` + 1, ... as the driver releases them, exchanging each
+        tick's output with the other groups through shared memory (the `shm` pipeline), until
+        the driver says stop; returns the next tick to step."""
+        box, board = self._box, self._board
+        if box is None or board is None:
+            raise RuntimeError("this group was not made for the shm pipeline")
+        box.reset()
+        tick = first
+        while box.wait_release(tick):
+            output = self.step(tick, route, *self._inputs)
+            board.publish(tick, output)
+            box.wait_published(tick)
+            i, n = self._index, self._groups
+            shares = [(output[i], output[n], output[n + 1]) if g == i else board.read(g, tick)
+                      for g in range(n)]
+            self._inputs = tuple(share[k] for k in range(3) for share in shares)
+            if self._ringer:
+                self._ringer.ring(tick)
+            tick += 1
+        return tick
+
     def inputs(self) -> tuple[np.ndarray, ...]:
         return self._inputs
 
     def keep(self, *arrays: np.ndarray) -> None:
-        """Set the inputs of the next `advance` (`Exchange.inputs` for this group): a restore."""
+        """Set the inputs of the next `advance` or `run` (`Exchange.inputs` for this group):
+        a restore."""
         self._inputs = arrays
 
     def __repr__(self) -> str:  # the dashboard shows it beside the actor

@@ -1,8 +1,14 @@
 """How ticks flow through the group actors. Every group's step at tick t+1 needs every
 group's output of tick t (messages, loads, spend), so each tick ends in an all-to-all
-exchange; the two pipelines differ in how that exchange travels.
+exchange; the pipelines differ in how that exchange travels.
 
-- `GraphPipeline`, for a few groups: a Ray compiled graph. Each tick is one execution of a
+- `ShmPipeline`, for groups on one machine: each group steps tick after tick in one long
+  call, exchanging outputs through files in /dev/shm and FIFOs (actors/shm.py); the driver
+  only releases ticks and listens for its doorbell. About 0.25 ms from the last group's
+  step to the next tick's first on a 2-core machine, and a group waiting for the others
+  blocks instead of spinning. A group in its run of ticks answers no other call, so the
+  driver stops the run (`settle`) before it asks the groups anything.
+- `GraphPipeline`, for a few groups on any nodes: a Ray compiled graph. Each tick is one execution of a
   fixed graph (every group `advance`s, then every group `receive`s every output and keeps
   its part) over shared-memory channels: about 1 ms of hand-over on a 2-core machine,
   against 3-5 ms for two gRPC hops through the driver. Each group's output is one channel
@@ -12,13 +18,14 @@ exchange; the two pipelines differ in how that exchange travels.
 - `TaskPipeline`, for any number of groups: ordinary actor calls whose outputs stay in
   object refs; tick t+1's calls are submitted while tick t runs.
 
-Both keep one tick queued behind the running one and report a lost actor as
+All keep one tick queued behind the running one and report a lost actor as
 `ActorCrashed`, so the run rolls back to its last good state.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -30,6 +37,7 @@ from ray.dag import InputNode, MultiOutputNode
 from ray.experimental.compiled_dag_ref import CompiledDAGRef
 
 from actors.doorbell import Doorbell
+from actors.shm import GO, STOP, ShmLinks, open_mailbox, post
 from synthorg.errors import ActorCrashed
 from synthorg.sim.hosts import Exchange, gather
 from synthorg.sim.placement import HomePlacement
@@ -66,6 +74,58 @@ class TaskPipeline:
 
     def close(self) -> None:
         pass
+
+
+class ShmPipeline:
+    DEPTH = 1  # ticks released ahead of the one the driver waits for
+    PATIENCE = 1.0  # seconds to wait for the doorbell before looking for a failed group
+
+    def __init__(self, groups: list[Any], initial: Exchange, placement: HomePlacement,
+                 links: ShmLinks, bell: Doorbell) -> None:
+        self._groups = groups
+        self._route = placement.assign()  # fixed: groups on one machine claim routing
+        self._bell = bell
+        self._boxes = [open_mailbox(links.prefix, g) for g in range(len(groups))]
+        self._running: list[ray.ObjectRef] = []  # every group's `run`, while one goes on
+        self._pending: deque[int] = deque()  # ticks released but not yet waited for
+        self.restore(initial)
+
+    def submit(self, tick: int) -> None:
+        if not self._running:
+            self._running = [g.run.remote(tick, self._route) for g in self._groups]
+        for fd in self._boxes:
+            post(fd, GO, tick)
+        self._pending.append(tick)
+        if len(self._pending) > self.DEPTH:
+            oldest = self._pending.popleft()
+            # a failed group never rings, and the others wait for it forever
+            while not self._bell.wait(oldest, self.PATIENCE):
+                self._raise_if_stopped(oldest)
+
+    def settle(self) -> Exchange:
+        if self._running:
+            for fd in self._boxes:
+                post(fd, STOP, -1)
+            while self._running:
+                self._raise_if_stopped(-1, timeout=None)
+            self._pending.clear()
+        return Exchange.from_inputs(wait([g.inputs.remote() for g in self._groups], -1))
+
+    def restore(self, exchange: Exchange) -> None:
+        wait([g.keep.remote(*exchange.inputs(i)) for i, g in enumerate(self._groups)], -1)
+
+    def close(self) -> None:
+        for fd in self._boxes:
+            os.close(fd)
+        self._boxes = []
+
+    def _raise_if_stopped(self, tick: int, timeout: float | None = 0) -> None:
+        """Raise the error of a group whose `run` ended (a lost actor as ActorCrashed); a
+        `run` may end without one only after STOP."""
+        ready, self._running = ray.wait(self._running, num_returns=1, timeout=timeout)
+        wait(ready, tick)
+        if ready and tick >= 0:
+            raise RuntimeError(f"a group stopped stepping at tick {tick} unasked")
 
 
 class GraphPipeline:

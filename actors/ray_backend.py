@@ -15,10 +15,12 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.doorbell import Doorbell, bell_path
 from actors.hosts import AgentGroupActor, LedgerWriter, SecOpsActor
-from actors.pipelines import GraphPipeline, TaskPipeline, wait
+from actors.pipelines import GraphPipeline, ShmPipeline, TaskPipeline, wait
+from actors.shm import ShmLinks
+from synthorg.errors import MisuseError
 from synthorg.ledger.ledger import ShardTotals
 from synthorg.sim.backend import RunPlan
-from synthorg.sim.claims import claims_file
+from synthorg.sim.claims import claims_file, scratch_path
 from synthorg.sim.hosts import Exchange
 from synthorg.sim.placement import BalancedPlacement, ClaimedPlacement, HomePlacement
 
@@ -60,6 +62,20 @@ def _shutdown_and_clean(raylets: list[int]) -> None:
                 sem.unlink(missing_ok=True)
 
 
+def pipeline_kind(asked: str, groups: int, cpus: float, one_machine: bool) -> str:
+    """The pipeline a run uses: `auto` takes shared memory on one machine; across nodes the
+    compiled graph (its waiting readers spin: no more groups than cores, at most 8) or, for
+    more groups, actor calls."""
+    if asked == "shm" and not one_machine:
+        raise MisuseError("runtime.pipeline: shm needs every group on one machine; this Ray "
+                          "cluster has several nodes (use auto, graph or tasks)")
+    if asked != "auto":
+        return asked
+    if one_machine:
+        return "shm"
+    return "graph" if groups <= min(GRAPH_MAX_GROUPS, cpus) else "tasks"
+
+
 def one_node() -> bool:
     """Whether the cluster is this one machine (then every actor runs beside the driver)."""
     return sum(1 for n in ray.nodes() if n.get("Alive")) == 1
@@ -83,14 +99,14 @@ class RayBackend:
         # routing out among themselves as they free up and ring the driver's doorbell
         alone = one_node()
         cpus = ray.cluster_resources().get("CPU", 1)
-        kind = plan.config.runtime.pipeline
-        if kind == "auto":  # a waiting graph reader spins: never more groups than cores
-            kind = "graph" if len(bounds) <= min(GRAPH_MAX_GROUPS, cpus) else "tasks"
+        kind = pipeline_kind(plan.config.runtime.pipeline, len(bounds), cpus, alone)
         self.claims = claims_file(plan.run_id) if len(bounds) > 1 and alone else None
-        # the bell only pays when the groups keep every core busy: a FIFO write wakes the
-        # driver on the ringing group's core (a "sync" wake-up) even when another core is idle
-        ring = alone and kind == "graph" and len(bounds) >= cpus
+        # the bell only pays the graph when the groups keep every core busy: a FIFO write
+        # wakes the driver on the ringing group's core (a "sync" wake-up) even when another
+        # core is idle; the shm pipeline has no other way to hear of a finished tick
+        ring = kind == "shm" or (alone and kind == "graph" and len(bounds) >= cpus)
         self.bell = Doorbell(bell_path(plan.run_id), len(bounds)) if ring else None
+        self.shm = ShmLinks(scratch_path(plan.run_id, ""), len(bounds)) if kind == "shm" else None
         self.writer = None if alone else LedgerWriter.options(  # type: ignore[attr-defined]
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
@@ -101,18 +117,25 @@ class RayBackend:
             ).remote(cfg_ref, dir_ref, int(plan.key), plan.seed, bounds, i, self.writer,
                      str(plan.run_dir) if alone else None,
                      str(self.claims) if self.claims else None,
-                     str(self.bell.path) if self.bell else None)
+                     str(self.bell.path) if self.bell else None,
+                     str(self.shm.prefix) if self.shm else None)
             for i in range(len(bounds))
         ]
+        # asked now: while the shm pipeline runs, a group answers no other call
+        self._pids = wait([g.pid.remote() for g in self.groups], -1)
         initial = Exchange.initial(bounds, len(d.dept_ids))
         # across nodes, the graph reports each group's step times, so routing can follow the
         # faster cores
         placement = (ClaimedPlacement(d, bounds) if self.claims
                      else BalancedPlacement(d, bounds) if kind == "graph"
                      else HomePlacement(d, bounds))
-        self.pipeline: TaskPipeline | GraphPipeline = (
-            GraphPipeline(self.groups, initial, placement, self.bell) if kind == "graph"
-            else TaskPipeline(self.groups, initial, placement))
+        self.pipeline: ShmPipeline | GraphPipeline | TaskPipeline
+        if self.shm and self.bell:
+            self.pipeline = ShmPipeline(self.groups, initial, placement, self.shm, self.bell)
+        elif kind == "graph":
+            self.pipeline = GraphPipeline(self.groups, initial, placement, self.bell)
+        else:
+            self.pipeline = TaskPipeline(self.groups, initial, placement)
 
     def tick(self, tick: int) -> None:
         self.pipeline.submit(tick)
@@ -142,7 +165,7 @@ class RayBackend:
                 for t in ids]
 
     def group_pids(self) -> list[int]:
-        return wait([g.pid.remote() for g in self.groups], -1)
+        return list(self._pids)
 
     def close(self) -> None:
         self.pipeline.close()
@@ -154,3 +177,5 @@ class RayBackend:
             self.claims.unlink(missing_ok=True)
         if self.bell:
             self.bell.close()
+        if self.shm:
+            self.shm.remove()

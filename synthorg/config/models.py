@@ -226,10 +226,11 @@ class RuntimeSpec(Frozen):
         default="auto", description="agents hosted by one group actor; auto = spread over CPUs"
     )
     checkpoint_every: int = Field(default=0, ge=0, description="ticks between checkpoints; 0 = off")
-    pipeline: Literal["auto", "graph", "tasks"] = Field(
-        default="auto", description="how ticks travel between Ray group actors: a compiled "
-        "graph (fast, for a few groups), actor calls (any number), or auto (the graph when there "
-        "are no more groups than CPUs, at most 8)")
+    pipeline: Literal["auto", "shm", "graph", "tasks"] = Field(
+        default="auto", description="how ticks travel between Ray group actors: shared memory "
+        "(groups on one machine), a compiled graph (a few groups, any nodes), actor calls (any "
+        "number), or auto (shm on one machine; across nodes the graph when there are no more "
+        "groups than CPUs, at most 8)")
 
     @field_validator("agents_per_actor")
     @classmethod

@@ -70,8 +70,10 @@ def expected_work(config: CompanyConfig, directory: OrgDirectory) -> np.ndarray:
 
 # `auto` gives a group at least this many agents: with fewer, a step is so short that the
 # exchange at the end of each tick costs more than another core brings (measured on megacorp
-# scaled to 1,000-4,000 agents: one group is faster at 2,000, two at 4,000).
-MIN_AGENTS_PER_GROUP = 1500
+# scaled to 500-2,000 agents on 2 cores, exchanging over shared memory: two groups are
+# faster from about 700 agents on; over the compiled graph, whose hand-over takes about 1 ms
+# rather than 0.25 ms, it took 2,000-4,000).
+MIN_AGENTS_PER_GROUP = 500
 
 
 def group_bounds(n_agents: int, agents_per_actor: int | str, workers: int,

@@ -79,7 +79,8 @@ def test_replay_detects_a_different_ledger(seed7, tmp_path):
 @pytest.mark.parametrize("override", [
     "runtime.agents_per_actor=1",
     "runtime.agents_per_actor=50",
-    "runtime.agents_per_actor=8",  # several groups on the graph, claiming departments
+    "runtime.agents_per_actor=8",  # several groups on shared memory, claiming departments
+    "runtime.pipeline=graph",
     "runtime.pipeline=tasks",
     "runtime.backend=local",
 ])
@@ -104,21 +105,27 @@ def test_hash_with_routing_placed_by_the_driver_as_across_nodes(seed7, tmp_path,
 
 
 def test_groups_claim_and_ring_through_files_that_live_as_long_as_the_run(ray_session, tmp_path):
-    """Two groups on the session's two CPUs: routing claims and the driver's doorbell (a FIFO)
-    are on, and both files go with the run."""
+    """Two groups on one machine: routing claims, the driver's doorbell and the shared-memory
+    exchange (a mailbox FIFO and two output slots per group) are on, and all go with the run."""
     sim = synthorg.Simulation(synthorg.load_config(STARTUP, ["runtime.agents_per_actor=8"]),
                               seed=3, out=tmp_path / "claims")
-    seen: list[Path] = []
+    seen: dict[Path, str] = {}
 
     def look(done: int, total: int) -> None:
-        if done == 1:
+        if done == 3:
             backend = sim.backend
-            seen.extend([backend.claims, backend.bell.path])  # type: ignore[union-attr]
-            assert seen[0].is_file() and seen[1].is_fifo()
+            prefix = backend.shm.prefix  # type: ignore[union-attr]
+            for path in [backend.claims, backend.bell.path,  # type: ignore[union-attr]
+                         *prefix.parent.glob(f"{prefix.name}.*")]:
+                seen[path] = "fifo" if path.is_fifo() else "file" if path.is_file() else "?"
 
     result = sim.run(ticks=5, on_tick=look)
     assert result.summary.groups == 2
-    assert len(seen) == 2 and not any(p.exists() for p in seen)
+    kinds = sorted((p.name.rsplit("-", 1)[1].split(".", 1)[1], kind) for p, kind in seen.items())
+    assert kinds == [("bell", "fifo"), ("box0", "fifo"), ("box1", "fifo"), ("claims", "file"),
+                     ("out0.0", "file"), ("out0.1", "file"), ("out1.0", "file"),
+                     ("out1.1", "file")]
+    assert not any(p.exists() for p in seen)
 
 
 def test_a_different_seed_gives_a_different_ledger(seed7, tmp_path):

@@ -109,7 +109,7 @@ def test_corrupted_checkpoint_is_reported(tmp_path):
 
 
 @pytest.mark.ray
-@pytest.mark.parametrize("pipeline", ["graph", "tasks"])
+@pytest.mark.parametrize("pipeline", ["shm", "graph", "tasks"])
 def test_a_killed_group_actor_is_recovered(ray_session, tmp_path, pipeline):
     overrides = ["runtime.agents_per_actor=8", "runtime.checkpoint_every=10",
                  f"runtime.pipeline={pipeline}"]

@@ -77,8 +77,9 @@ def test_auto_groups_balance_expected_work():
 
 
 def test_auto_gives_small_companies_one_group():
-    assert group_bounds(1000, "auto", 8) == ((0, 1000),)
-    assert len(group_bounds(3000, "auto", 8)) == 2
+    assert group_bounds(900, "auto", 8) == ((0, 900),)
+    assert len(group_bounds(1000, "auto", 8)) == 2
+    assert len(group_bounds(3000, "auto", 8)) == 6
     assert len(group_bounds(100_000, "auto", 8)) == 8
 
 
