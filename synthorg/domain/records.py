@@ -66,6 +66,26 @@ RESULT_DTYPE = np.dtype(
 SYSTEM_ACTOR = -(2**31)
 
 
+# numpy (2.4) copies records of these packed dtypes field by field: gathering, joining or
+# copying 10,000 of them takes 0.2-0.5 ms. Viewed as opaque fixed-size records the same copy
+# is one memcpy per record, 15-20 times faster; a step makes dozens of such copies.
+def _opaque(dtype: np.dtype) -> np.dtype:
+    return np.dtype((np.void, dtype.itemsize))
+
+
+def take(rows: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """`rows[index]` (positions or a mask) for a structured array, copied record by record."""
+    return rows.view(_opaque(rows.dtype))[index].view(rows.dtype)
+
+
+def join(parts: list[np.ndarray], dtype: np.dtype) -> np.ndarray:
+    """`np.concatenate(parts)` for structured arrays of `dtype`, copied record by record."""
+    if not parts:
+        return np.zeros(0, dtype=dtype)
+    opaque = _opaque(dtype)
+    return np.concatenate([p.astype(dtype, copy=False).view(opaque) for p in parts]).view(dtype)
+
+
 def dept_actor(dept: int) -> int:
     return -(1 + dept)
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from synthorg.domain.enums import EventKind
-from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE
+from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, join, take
 
 
 def _number_by_actor(rows: np.ndarray, actor_field: str) -> np.ndarray:
     order = np.argsort(rows[actor_field], kind="stable")
-    rows = rows[order]
+    rows = take(rows, order)
     actors = rows[actor_field]
     if len(rows):
         starts = np.r_[0, np.nonzero(actors[1:] != actors[:-1])[0] + 1]
@@ -61,7 +61,7 @@ class EventBuffer:
             return np.zeros(0, dtype=EVENT_DTYPE)
         arrays = [p if isinstance(p, np.ndarray) else np.array(p, dtype=EVENT_DTYPE)
                   for p in self._parts]
-        return _number_by_actor(np.concatenate(arrays), "actor")
+        return _number_by_actor(join(arrays, EVENT_DTYPE), "actor")
 
 
 class MessageBuffer:
@@ -76,4 +76,4 @@ class MessageBuffer:
         """All messages sorted by (src, seq)."""
         if not self._chunks:
             return np.zeros(0, dtype=MESSAGE_DTYPE)
-        return _number_by_actor(np.concatenate(self._chunks), "src")
+        return _number_by_actor(join(self._chunks, MESSAGE_DTYPE), "src")

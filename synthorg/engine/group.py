@@ -23,7 +23,7 @@ from synthorg.domain.enums import (
     Verdict,
     WorkState,
 )
-from synthorg.domain.records import MESSAGE_DTYPE, RESULT_DTYPE, TASK_DTYPE, task_fields_of
+from synthorg.domain.records import MESSAGE_DTYPE, RESULT_DTYPE, TASK_DTYPE, take, task_fields_of
 from synthorg.domain.rng import Stream, uniform
 from synthorg.engine.events import EventBuffer, MessageBuffer
 from synthorg.engine.queues import FIELD, TaskQueues, TaskTuple
@@ -154,15 +154,15 @@ class AgentGroup:
             kind = inbox["kind"]
             carrying = np.isin(kind, _CARRYING_CODES)
             if carrying.any():
-                batch = inbox[carrying]
+                batch = take(inbox, carrying)
                 self.queues.push_many((batch["dst"] - self.lo).tolist(),
                                       task_fields_of(batch).tolist())
-            ask = inbox[kind == MessageKind.ask]
+            ask = take(inbox, kind == MessageKind.ask)
             for src, dst, task, skill in zip(ask["src"].tolist(), ask["dst"].tolist(),
                                              ask["t_task"].tolist(), ask["t_skill"].tolist(),
                                              strict=True):
                 asks_for.setdefault(dst - self.lo, []).append((src, task, skill))
-            self._receive_replies(inbox[kind == MessageKind.reply])
+            self._receive_replies(take(inbox, kind == MessageKind.reply))
         self._approvals(tick, ev, out, results)
         self._take_next(tick, ev, results)
         return asks_for
@@ -200,7 +200,7 @@ class AgentGroup:
         handoff = no[heads != self.global_ids[no]]
         if len(handoff):
             msgs = np.zeros(len(handoff), dtype=MESSAGE_DTYPE)
-            self._fill_task(msgs, self.cur[handoff])
+            self._fill_task(msgs, take(self.cur, handoff))
             msgs["src"] = self.global_ids[handoff]
             msgs["dst"] = self.dir.dept_head[self.dept[handoff]]
             msgs["kind"] = MessageKind.handoff
@@ -268,7 +268,7 @@ class AgentGroup:
 
     # ---- evaluate / plan -------------------------------------------------------------------
     def _batch(self, tick: int, rows: np.ndarray) -> WorkBatch:
-        tasks = self.cur[rows]
+        tasks = take(self.cur, rows)
         return WorkBatch(
             tick=tick, agents=self.global_ids[rows], seniority=self.seniority[rows],
             dept=self.dept[rows], skill=self.skills[rows, tasks["skill"]], tasks=tasks,
@@ -375,7 +375,7 @@ class AgentGroup:
         a = rows[ask]
         if len(a):
             msgs = np.zeros(len(a), dtype=MESSAGE_DTYPE)
-            self._fill_task(msgs, batch.tasks[ask])
+            self._fill_task(msgs, take(batch.tasks, ask))
             msgs["src"], msgs["dst"], msgs["kind"] = ids[ask], helper_choice[ask], MessageKind.ask
             out.add(msgs)
             check_work_transition(self.state[a], WorkState.waiting_help)
@@ -408,7 +408,7 @@ class AgentGroup:
         reporting = finishing[heads != self.global_ids[finishing]]
         if len(reporting):
             msgs = np.zeros(len(reporting), dtype=MESSAGE_DTYPE)
-            self._fill_task(msgs, self.cur[reporting])
+            self._fill_task(msgs, take(self.cur, reporting))
             msgs["src"] = self.global_ids[reporting]
             msgs["dst"] = self.dir.dept_head[self.dept[reporting]]
             msgs["kind"] = MessageKind.report

@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from synthorg.domain.enums import EventKind, FailReason, MessageKind, TaskStatus
-from synthorg.domain.records import RESULT_DTYPE, dept_actor, messages_carrying
+from synthorg.domain.records import RESULT_DTYPE, dept_actor, messages_carrying, take
 from synthorg.engine.events import EventBuffer
 from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
 
@@ -205,7 +205,7 @@ class Department:
         events = EventBuffer(tick)
         assigned = self._strategy.assign(tasks, self._pools, loads)
         ok = assigned >= 0
-        messages = messages_carrying(tasks[ok])
+        messages = messages_carrying(take(tasks, ok))
         messages["src"] = self.actor
         messages["seq"] = np.arange(len(messages), dtype=np.int32)
         messages["dst"] = assigned[ok]

@@ -25,7 +25,7 @@ import numpy as np
 
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import TASK_CARRYING
-from synthorg.domain.records import MESSAGE_DTYPE
+from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, RESULT_DTYPE, join, take
 from synthorg.engine.group import AgentGroup
 from synthorg.ledger.ledger import LedgerShard, PartSink, ShardTotals
 from synthorg.org.directory import OrgDirectory
@@ -47,17 +47,17 @@ def split_by_group(msgs: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
     dest = np.searchsorted(starts, msgs["dst"], side="right")
     order = np.argsort(dest, kind="stable")
     cuts = np.searchsorted(dest[order], np.arange(1, len(starts) + 1))
-    return np.split(msgs[order], cuts)
+    return np.split(take(msgs, order), cuts)
 
 
 def merge_inbox(parts: Sequence[np.ndarray]) -> np.ndarray:
     """One group's inbox ordered by (dst, src, seq). When the parts' concatenation is sorted
     by (src, seq) already, a stable sort by destination finishes the job."""
-    msgs = np.concatenate(parts) if parts else np.zeros(0, MESSAGE_DTYPE)
+    msgs = join(list(parts), MESSAGE_DTYPE)
     src, seq = msgs["src"], msgs["seq"]
     if np.all((src[1:] > src[:-1]) | ((src[1:] == src[:-1]) & (seq[1:] > seq[:-1]))):
-        return msgs[np.argsort(msgs["dst"], kind="stable")]
-    return msgs[np.lexsort((seq, src, msgs["dst"]))]
+        return take(msgs, np.argsort(msgs["dst"], kind="stable"))
+    return take(msgs, np.lexsort((seq, src, msgs["dst"])))
 
 
 T = TypeVar("T")
@@ -159,17 +159,19 @@ class GroupHost:
         routes = {}  # department -> (messages, events, failed results)
         for k in self._departments_to_route(tick, route, counts):
             t0 = time.perf_counter()
-            routes[k] = self.departments[k].route(tick, arrivals[arrivals["dept"] == k], all_loads)
+            routes[k] = self.departments[k].route(tick, take(arrivals, arrivals["dept"] == k),
+                                                  all_loads)
             routing[k] = time.perf_counter() - t0
         # descending department index: their sender ids (-1 - dept) ascend, ahead of agents'
         done = [routes[k] for k in sorted(routes, reverse=True)]
         mine = list(routes)
         here = np.isin(arrivals["dept"], mine)
         self.ledger.append(  # SYSTEM_ACTOR sorts first
-            np.concatenate([creation_events(tick, arrivals, here), *(r[1] for r in done),
-                            out.events]),
-            np.concatenate([*(r[2] for r in done), out.results]), arrivals[here])
-        parts = split_by_group(np.concatenate([*(r[0] for r in done), out.messages]), self._starts)
+            join([creation_events(tick, arrivals, here), *(r[1] for r in done), out.events],
+                 EVENT_DTYPE),
+            join([*(r[2] for r in done), out.results], RESULT_DTYPE), take(arrivals, here))
+        parts = split_by_group(join([*(r[0] for r in done), out.messages], MESSAGE_DTYPE),
+                               self._starts)
         routed = np.zeros_like(counts)
         routed[mine] = counts[mine]
         self.timing = StepTiming(time.perf_counter() - began, routing, routed)
