@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from synthorg.domain.enums import EventKind
-from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, join, take
+from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, RESULT_DTYPE, join, take
 
 
 def _number_by_actor(rows: np.ndarray, actor_field: str) -> np.ndarray:
@@ -17,9 +17,10 @@ def _number_by_actor(rows: np.ndarray, actor_field: str) -> np.ndarray:
     rows = take(rows, order)
     actors = rows[actor_field]
     if len(rows):
-        starts = np.r_[0, np.nonzero(actors[1:] != actors[:-1])[0] + 1]
-        run_start = np.repeat(starts, np.diff(np.r_[starts, len(rows)]))
-        rows["seq"] = np.arange(len(rows)) - run_start
+        position = np.arange(len(rows))
+        first = np.ones(len(rows), dtype=bool)  # the first row of each actor's run
+        np.not_equal(actors[1:], actors[:-1], out=first[1:])
+        rows["seq"] = position - np.maximum.accumulate(np.where(first, position, 0))
     return rows
 
 
@@ -62,6 +63,26 @@ class EventBuffer:
         arrays = [p if isinstance(p, np.ndarray) else np.array(p, dtype=EVENT_DTYPE)
                   for p in self._parts]
         return _number_by_actor(join(arrays, EVENT_DTYPE), "actor")
+
+
+class ResultBuffer:
+    """A tick's finished tasks: arrays from vectorised phases, single rows as tuples."""
+
+    def __init__(self) -> None:
+        self._parts: list[np.ndarray] = []
+        self._rows: list[tuple] = []
+
+    def add(self, rows: np.ndarray) -> None:
+        if len(rows):
+            self._parts.append(rows)
+
+    def add_one(self, row: tuple) -> None:
+        self._rows.append(row)
+
+    def collect(self) -> np.ndarray:
+        """Every row; their order carries no meaning (the ledger orders tasks by id)."""
+        singles = [np.array(self._rows, dtype=RESULT_DTYPE)] if self._rows else []
+        return join(self._parts + singles, RESULT_DTYPE)
 
 
 class MessageBuffer:

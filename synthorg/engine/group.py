@@ -25,7 +25,7 @@ from synthorg.domain.enums import (
 )
 from synthorg.domain.records import MESSAGE_DTYPE, RESULT_DTYPE, TASK_DTYPE, take, task_fields_of
 from synthorg.domain.rng import Stream, uniform
-from synthorg.engine.events import EventBuffer, MessageBuffer
+from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
 from synthorg.engine.queues import FIELD, TaskQueues, TaskTuple
 from synthorg.loop.deterministic import (
     BudgetConstraint,
@@ -103,7 +103,7 @@ class AgentGroup:
         cycle = LoopCycle()
         ev = EventBuffer(tick)
         out = MessageBuffer()
-        results: list[tuple] = []
+        results = ResultBuffer()
         spend = np.zeros(len(self.dir.dept_ids), dtype=np.int64)
 
         cycle.enter(LoopPhase.perceive)
@@ -143,12 +143,12 @@ class AgentGroup:
         cycle.finish()
 
         loads_out = self.queues.length + (self.state != WorkState.idle)
-        res = np.array(results, dtype=RESULT_DTYPE) if results else np.zeros(0, RESULT_DTYPE)
-        return GroupTick(out.collect(), loads_out.astype(np.int32), spend, ev.collect(), res)
+        return GroupTick(out.collect(), loads_out.astype(np.int32), spend, ev.collect(),
+                         results.collect())
 
     # ---- perceive -------------------------------------------------------------------------
     def _perceive(self, tick: int, inbox: np.ndarray, ev: EventBuffer, out: MessageBuffer,
-                  results: list[tuple]) -> dict[int, list[tuple[int, int, int]]]:
+                  results: ResultBuffer) -> dict[int, list[tuple[int, int, int]]]:
         asks_for: dict[int, list[tuple[int, int, int]]] = {}
         if len(inbox):
             kind = inbox["kind"]
@@ -181,7 +181,7 @@ class AgentGroup:
         np.maximum.at(self.help_bonus, got, bonus)
 
     def _approvals(self, tick: int, ev: EventBuffer, out: MessageBuffer,
-                   results: list[tuple]) -> None:
+                   results: ResultBuffer) -> None:
         due = np.nonzero((self.state == WorkState.blocked) & (self.blocked_until <= tick))[0]
         if not len(due):
             return
@@ -207,8 +207,8 @@ class AgentGroup:
             out.add(msgs)
             ev.add(EventKind.message_sent, msgs["src"], msgs["t_task"], target=msgs["dst"],
                    value=float(MessageKind.handoff))
-        for local in no[heads == self.global_ids[no]].tolist():
-            self._close(local, tick, TaskStatus.failed, FailReason.rejected, ev, results)
+        self._close(no[heads == self.global_ids[no]], tick, TaskStatus.failed,
+                    FailReason.rejected, ev, results)
         self.state[no] = WorkState.idle
 
     @staticmethod
@@ -216,7 +216,7 @@ class AgentGroup:
         for name in TASK_DTYPE.names or ():
             msgs[f"t_{name}"] = tasks[name]
 
-    def _take_next(self, tick: int, ev: EventBuffer, results: list[tuple]) -> None:
+    def _take_next(self, tick: int, ev: EventBuffer, results: ResultBuffer) -> None:
         grace = self.cfg.policies.work.deadline_grace_ticks
         ready = np.nonzero((self.state == WorkState.idle) & (self.queues.length > 0))[0]
         started = []
@@ -352,7 +352,7 @@ class AgentGroup:
     def _act(self, tick: int, rows: np.ndarray, batch: WorkBatch, evaluation: Evaluation,
              action: np.ndarray, on_tool: np.ndarray, helper_choice: np.ndarray,
              ev: EventBuffer, out: MessageBuffer,
-             results: list[tuple], spend: np.ndarray) -> None:
+             results: ResultBuffer, spend: np.ndarray) -> None:
         ids = batch.agents
         tasks = batch.tasks["task"]
 
@@ -402,8 +402,7 @@ class AgentGroup:
                    value=evaluation.confidence[human])
 
         finishing = rows[action == ActionKind.finish]
-        for local in finishing.tolist():
-            self._close(local, tick, TaskStatus.completed, FailReason.none, ev, results)
+        self._close(finishing, tick, TaskStatus.completed, FailReason.none, ev, results)
         heads = self.dir.dept_head[self.dept[finishing]]
         reporting = finishing[heads != self.global_ids[finishing]]
         if len(reporting):
@@ -416,40 +415,50 @@ class AgentGroup:
             ev.add(EventKind.message_sent, msgs["src"], msgs["t_task"], target=msgs["dst"],
                    value=float(MessageKind.report))
         fail = action == ActionKind.fail
-        for local in rows[fail].tolist():
-            why = (FailReason.denied
-                   if self.denials[local] >= self.cfg.policies.work.max_denials_per_task
-                   else FailReason.deadline)
-            self._close(local, tick, TaskStatus.failed, why, ev, results)
+        failing = rows[fail]
+        why = np.where(self.denials[failing] >= self.cfg.policies.work.max_denials_per_task,
+                       FailReason.denied, FailReason.deadline)
+        self._close(failing, tick, TaskStatus.failed, why, ev, results)
         done = rows[(action == ActionKind.finish) | fail]
         check_work_transition(self.state[done], WorkState.idle)
         self.state[done] = WorkState.idle
 
-    def _close(self, local: int, tick: int, status: TaskStatus, reason: FailReason,
-               ev: EventBuffer, results: list[tuple]) -> None:
-        """Record the end of the agent's current task (the caller sets the work state)."""
-        task = int(self.cur["task"][local])
-        worked = int(self.worked[local])
-        quality = float(self.quality_sum[local] / worked) if worked else 0.0
-        if status == TaskStatus.failed:
-            quality = 0.0
-        cost = int(self.cost[local])
-        results.append((task, self.lo + local, status, reason, tick, int(self.started[local]),
-                        quality, cost, int(self.turns[local]) + 1, 0))
+    def _close(self, local: np.ndarray, tick: int, status: TaskStatus,
+               reason: FailReason | np.ndarray, ev: EventBuffer, results: ResultBuffer) -> None:
+        """Record the end of the current task of the agents `local` (distinct; the caller
+        sets their work state). Quality is the mean over the turns worked; 0 if failed."""
+        if not len(local):
+            return
+        rows = np.zeros(len(local), dtype=RESULT_DTYPE)
+        rows["task"] = self.cur["task"][local]
+        rows["agent"] = self.global_ids[local]
+        rows["status"] = status
+        rows["reason"] = reason
+        rows["finished"] = tick
+        rows["started"] = self.started[local]
+        if status == TaskStatus.completed:
+            worked = self.worked[local]
+            rows["quality"] = np.divide(self.quality_sum[local], worked,
+                                        out=np.zeros(len(local)), where=worked > 0)
+        rows["cost_micro"] = self.cost[local]
+        rows["turns"] = self.turns[local] + 1
+        results.add(rows)
         if status == TaskStatus.completed:
             self.stats["completed"][local] += 1
-            self.quality_total[local] += quality
-            ev.add_one(EventKind.task_completed, self.lo + local, task, -1, quality, cost)
+            self.quality_total[local] += rows["quality"]
+            ev.add(EventKind.task_completed, rows["agent"], rows["task"], value=rows["quality"],
+                   amount=rows["cost_micro"])
         else:
             self.stats["failed"][local] += 1
-            ev.add_one(EventKind.task_failed, self.lo + local, task, int(reason), 0.0, cost)
-        self.stats["cost"][local] += cost
+            ev.add(EventKind.task_failed, rows["agent"], rows["task"], target=rows["reason"],
+                   amount=rows["cost_micro"])
+        self.stats["cost"][local] += rows["cost_micro"]
 
     def _record_failure(self, local: int, task: TaskTuple, tick: int, reason: FailReason,
-                        ev: EventBuffer, results: list[tuple]) -> None:
+                        ev: EventBuffer, results: ResultBuffer) -> None:
         """A queued task that fails before it starts (expired in the queue)."""
         tid = int(task[_TASK_ID])
-        results.append((tid, self.lo + local, TaskStatus.failed, reason, tick, tick, 0.0, 0, 0, 0))
+        results.add_one((tid, self.lo + local, TaskStatus.failed, reason, tick, tick, 0.0, 0, 0, 0))
         self.stats["failed"][local] += 1
         ev.add_one(EventKind.task_failed, self.lo + local, tid, int(reason))
 
