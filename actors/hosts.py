@@ -152,6 +152,7 @@ class AgentGroupActor:
         while box.wait_release(tick):
             output = self.step(tick, route, *self._inputs)
             board.publish(tick, output)
+            self._host.draw_ahead(tick + 1)  # while the other groups finish theirs
             box.wait_published(tick)
             i, n = self._index, self._groups
             shares = [(output[i], output[n], output[n + 1]) if g == i else board.read(g, tick)

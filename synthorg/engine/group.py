@@ -40,7 +40,8 @@ from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
-_CARRYING_CODES = [int(k) for k in TASK_CARRYING]
+# per message kind, whether it carries a task (a lookup: np.isin costs ~0.1 ms a call)
+_CARRIES_TASK = np.isin(np.arange(len(MessageKind)), [int(k) for k in TASK_CARRYING])
 _DIFFICULTY, _DEADLINE, _TASK_ID = FIELD["difficulty"], FIELD["deadline"], FIELD["task"]
 _TYPE, _SKILL = FIELD["type"], FIELD["skill"]
 
@@ -152,7 +153,7 @@ class AgentGroup:
         asks_for: dict[int, list[tuple[int, int, int]]] = {}
         if len(inbox):
             kind = inbox["kind"]
-            carrying = np.isin(kind, _CARRYING_CODES)
+            carrying = _CARRIES_TASK[kind]
             if carrying.any():
                 batch = take(inbox, carrying)
                 self.queues.push_many((batch["dst"] - self.lo).tolist(),

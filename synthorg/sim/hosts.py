@@ -139,6 +139,7 @@ class GroupHost:
         self._claims = claims  # where departments marked CLAIMED are handed out
         none = np.zeros(len(directory.dept_ids))
         self.timing = StepTiming(0.0, none, none.astype(np.int64))  # the last step's, for placement
+        self._ahead: tuple[int, np.ndarray] | None = None  # a tick's arrivals, drawn early
 
     def step(self, tick: int, route: np.ndarray, inbox: Sequence[np.ndarray],
              loads: Sequence[np.ndarray], spend: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -147,7 +148,9 @@ class GroupHost:
         the loads as of the end of the last tick. Returns [messages for group 0, ..., for
         group G-1, own loads, own spend]."""
         began = time.perf_counter()
-        arrivals = self.workload.arrivals(tick, self.next_task)
+        ahead, self._ahead = self._ahead, None
+        arrivals = (ahead[1] if ahead is not None and ahead[0] == tick
+                    else self.workload.arrivals(tick, self.next_task))
         self.next_task += len(arrivals)
         for s in spend:
             self.dept_spent += s
@@ -177,6 +180,11 @@ class GroupHost:
         self.timing = StepTiming(time.perf_counter() - began, routing, routed)
         return [*parts, out.loads, out.spend]
 
+    def draw_ahead(self, tick: int) -> None:
+        """Draw the arrivals of `tick`, the next to step, now: a group that waits for the
+        others at the end of a tick has the time, and its next step is shorter."""
+        self._ahead = (tick, self.workload.arrivals(tick, self.next_task))
+
     def _departments_to_route(self, tick: int, route: np.ndarray, counts: np.ndarray
                               ) -> Iterator[int]:
         yield from np.flatnonzero((route == self.index) & (counts > 0)).tolist()
@@ -200,3 +208,4 @@ class GroupHost:
         self.ledger.restore(state["ledger"])  # type: ignore[arg-type]
         self.dept_spent = np.array(state["dept_spent"], dtype=np.int64)
         self.next_task = int(state["next_task"])  # type: ignore[call-overload]
+        self._ahead = None
