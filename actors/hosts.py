@@ -148,13 +148,16 @@ class AgentGroupActor:
         if box is None or board is None:
             raise RuntimeError("this group was not made for the shm pipeline")
         box.reset()
+        i, n = self._index, self._groups
         tick = first
         while box.wait_release(tick):
-            output = self.step(tick, route, *self._inputs)
+            x = self._inputs
+            output = self._host.step(tick, route, x[:n], x[n:2 * n], x[2 * n:], defer_record=True)
             board.publish(tick, output)
-            self._host.draw_ahead(tick + 1)  # while the other groups finish theirs
+            # while the other groups finish their steps
+            self._host.record()
+            self._host.draw_ahead(tick + 1)
             box.wait_published(tick)
-            i, n = self._index, self._groups
             shares = [(output[i], output[n], output[n + 1]) if g == i else board.read(g, tick)
                       for g in range(n)]
             self._inputs = tuple(share[k] for k in range(3) for share in shares)

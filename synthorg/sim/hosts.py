@@ -140,13 +140,16 @@ class GroupHost:
         none = np.zeros(len(directory.dept_ids))
         self.timing = StepTiming(0.0, none, none.astype(np.int64))  # the last step's, for placement
         self._ahead: tuple[int, np.ndarray] | None = None  # a tick's arrivals, drawn early
+        self._unrecorded: tuple | None = None  # the last step's ledger rows, until `record`
 
     def step(self, tick: int, route: np.ndarray, inbox: Sequence[np.ndarray],
-             loads: Sequence[np.ndarray], spend: Sequence[np.ndarray]) -> list[np.ndarray]:
+             loads: Sequence[np.ndarray], spend: Sequence[np.ndarray],
+             defer_record: bool = False) -> list[np.ndarray]:
         """Draw the tick's arrivals, step the agents, then route the arrivals of the
         departments `route` (the group per department, or CLAIMED) gives this host, both on
-        the loads as of the end of the last tick. Returns [messages for group 0, ..., for
-        group G-1, own loads, own spend]."""
+        the loads as of the end of the last tick, and record it all in the ledger shard
+        (with `defer_record`, at `record`). Returns [messages for group 0, ..., for group
+        G-1, own loads, own spend]."""
         began = time.perf_counter()
         ahead, self._ahead = self._ahead, None
         arrivals = (ahead[1] if ahead is not None and ahead[0] == tick
@@ -169,16 +172,26 @@ class GroupHost:
         done = [routes[k] for k in sorted(routes, reverse=True)]
         mine = list(routes)
         here = np.isin(arrivals["dept"], mine)
-        self.ledger.append(  # SYSTEM_ACTOR sorts first
-            join([creation_events(tick, arrivals, here), *(r[1] for r in done), out.events],
-                 EVENT_DTYPE),
-            join([*(r[2] for r in done), out.results], RESULT_DTYPE), take(arrivals, here))
+        self._unrecorded = (tick, arrivals, here, [r[1] for r in done], [r[2] for r in done], out)
+        if not defer_record:
+            self.record()
         parts = split_by_group(join([*(r[0] for r in done), out.messages], MESSAGE_DTYPE),
                                self._starts)
         routed = np.zeros_like(counts)
         routed[mine] = counts[mine]
         self.timing = StepTiming(time.perf_counter() - began, routing, routed)
         return [*parts, out.loads, out.spend]
+
+    def record(self) -> None:
+        """Append the last step's rows to the ledger shard. A group on the shm pipeline does
+        it after it has handed its output to the others, while they finish their steps."""
+        if self._unrecorded is None:
+            return
+        tick, arrivals, here, events, failed, out = self._unrecorded
+        self._unrecorded = None
+        self.ledger.append(  # SYSTEM_ACTOR sorts first
+            join([creation_events(tick, arrivals, here), *events, out.events], EVENT_DTYPE),
+            join([*failed, out.results], RESULT_DTYPE), take(arrivals, here))
 
     def draw_ahead(self, tick: int) -> None:
         """Draw the arrivals of `tick`, the next to step, now: a group that waits for the
@@ -197,9 +210,11 @@ class GroupHost:
             yield line[place]
 
     def totals(self) -> ShardTotals:
+        self.record()
         return self.ledger.totals()
 
     def state_dict(self) -> dict[str, object]:
+        self.record()
         return {"group": self.group.state_dict(), "ledger": self.ledger.state(),
                 "dept_spent": self.dept_spent.copy(), "next_task": self.next_task}
 
@@ -209,3 +224,4 @@ class GroupHost:
         self.dept_spent = np.array(state["dept_spent"], dtype=np.int64)
         self.next_task = int(state["next_task"])  # type: ignore[call-overload]
         self._ahead = None
+        self._unrecorded = None  # rows of a step after the state restored: not this run's
