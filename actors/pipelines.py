@@ -8,13 +8,13 @@ exchange; the pipelines differ in how that exchange travels.
   step to the next tick's first on a 2-core machine, and a group waiting for the others
   blocks instead of spinning. A group in its run of ticks answers no other call, so the
   driver stops the run (`settle`) before it asks the groups anything.
-- `GraphPipeline`, for a few groups on any nodes: a Ray compiled graph. Each tick is one execution of a
-  fixed graph (every group `advance`s, then every group `receive`s every output and keeps
-  its part) over shared-memory channels: about 1 ms of hand-over on a 2-core machine,
-  against 3-5 ms for two gRPC hops through the driver. Each group's output is one channel
-  read by every group (one write instead of G+2; each reader also decodes the others'
-  message parts, so this is for a handful of groups), and readers busy-wait: no more
-  groups than there are cores.
+- `GraphPipeline`, for a few groups on any nodes: a Ray compiled graph. Each tick is one
+  execution of a fixed graph (every group `advance`s, then every group `receive`s every
+  output and keeps its part) over shared-memory channels: about 1 ms of hand-over on a
+  2-core machine, against 3-5 ms for two gRPC hops through the driver. Each group's output
+  is one channel read by every group (one write instead of G+2; each reader also decodes
+  the others' message parts, so this is for a handful of groups), and readers busy-wait:
+  no more groups than there are cores.
 - `TaskPipeline`, for any number of groups: ordinary actor calls whose outputs stay in
   object refs; tick t+1's calls are submitted while tick t runs.
 
