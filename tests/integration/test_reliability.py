@@ -132,3 +132,45 @@ def test_a_killed_group_actor_is_recovered(ray_session, tmp_path, pipeline):
     tasks = result.tasks
     assert tasks["task"].n_unique() == tasks.height == s.tasks_created  # none lost or doubled
     assert s.ledger_sha256 == reference.summary.ledger_sha256
+
+
+@pytest.mark.ray
+def test_a_group_failing_in_its_run_of_ticks_is_reported_not_waited_for(ray_session, tmp_path):
+    """On the shm pipeline the other groups wait for a failed group forever; the driver must
+    notice (its doorbell stays silent) and raise the group's error."""
+    import numpy as np
+    import ray
+
+    from actors.doorbell import Doorbell, bell_path
+    from actors.pipelines import ShmPipeline
+    from actors.shm import ShmLinks
+    from synthorg.sim.hosts import Exchange
+
+    @ray.remote(num_cpus=0)
+    class Failing:
+        def keep(self, *arrays: np.ndarray) -> None:
+            pass
+
+        def run(self, first: int, route: np.ndarray) -> int:
+            raise ValueError(f"a bug at tick {first}")
+
+    bounds = [(0, 4), (4, 8)]
+    links = ShmLinks(tmp_path / "links", len(bounds))
+    bell = Doorbell(bell_path("test"), len(bounds))
+
+    class Route:
+        def assign(self) -> np.ndarray:
+            return np.zeros(3, dtype=np.int64)
+
+    pipeline = ShmPipeline([Failing.remote() for _ in bounds], Exchange.initial(bounds, 3),
+                           Route(), links, bell)  # type: ignore[arg-type]
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(ray.exceptions.RayTaskError, match="a bug at tick 0"):
+            for tick in range(5):
+                pipeline.submit(tick)
+    finally:
+        pipeline.close()
+        bell.close()
+        links.remove()
+    assert time.monotonic() - t0 < 30
