@@ -23,13 +23,7 @@ import struct
 import time
 from pathlib import Path
 
-from synthorg.sim.claims import scratch_path
-
 _RECORD = struct.Struct("<qq")  # group, tick
-
-
-def bell_path(run_id: str) -> Path:
-    return scratch_path(run_id, ".bell")
 
 
 class Doorbell:

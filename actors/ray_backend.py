@@ -13,16 +13,17 @@ import psutil
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from actors.doorbell import Doorbell, bell_path
+from actors.doorbell import Doorbell
 from actors.hosts import AgentGroupActor, LedgerWriter, SecOpsActor
 from actors.pipelines import GraphPipeline, ShmPipeline, TaskPipeline, wait
 from actors.shm import ShmLinks
 from synthorg.errors import MisuseError
 from synthorg.ledger.ledger import ShardTotals
 from synthorg.sim.backend import RunPlan
-from synthorg.sim.claims import claims_file, scratch_path
+from synthorg.sim.claims import claims_file
 from synthorg.sim.hosts import Exchange
 from synthorg.sim.placement import BalancedPlacement, ClaimedPlacement, HomePlacement
+from synthorg.sim.scratch import Scratch, sweep_abandoned
 
 _dashboard: dict[str, str | None] = {"url": None}
 # A tick's batches are a few hundred KB: passing them inline over gRPC is cheaper here than a
@@ -100,13 +101,16 @@ class RayBackend:
         alone = one_node()
         cpus = ray.cluster_resources().get("CPU", 1)
         kind = pipeline_kind(plan.config.runtime.pipeline, len(bounds), cpus, alone)
-        self.claims = claims_file(plan.run_id) if len(bounds) > 1 and alone else None
+        # files shared on this machine; first remove those of runs whose driver was killed
+        sweep_abandoned()
+        self.scratch = Scratch(plan.run_id)
+        self.claims = claims_file(self.scratch.path("claims")) if len(bounds) > 1 and alone else None
         # the bell only pays the graph when the groups keep every core busy: a FIFO write
         # wakes the driver on the ringing group's core (a "sync" wake-up) even when another
         # core is idle; the shm pipeline has no other way to hear of a finished tick
         ring = kind == "shm" or (alone and kind == "graph" and len(bounds) >= cpus)
-        self.bell = Doorbell(bell_path(plan.run_id), len(bounds)) if ring else None
-        self.shm = ShmLinks(scratch_path(plan.run_id, ""), len(bounds)) if kind == "shm" else None
+        self.bell = Doorbell(self.scratch.path("bell"), len(bounds)) if ring else None
+        self.shm = ShmLinks(self.scratch.path("shm"), len(bounds)) if kind == "shm" else None
         self.writer = None if alone else LedgerWriter.options(  # type: ignore[attr-defined]
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
@@ -179,3 +183,4 @@ class RayBackend:
             self.bell.close()
         if self.shm:
             self.shm.remove()
+        self.scratch.remove()

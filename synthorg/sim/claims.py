@@ -17,8 +17,6 @@ from __future__ import annotations
 import fcntl
 import os
 import struct
-import tempfile
-import uuid
 from pathlib import Path
 
 import numpy as np
@@ -28,17 +26,9 @@ _SLOTS = 4  # ticks whose counters live at once: groups are never more than one 
 _SLOT = struct.Struct("<qq")  # the tick, the next department's place in line
 
 
-def scratch_path(run_id: str, suffix: str) -> Path:
-    """A fresh name for a file the processes of one machine share during a run: in memory
-    (/dev/shm) where there is one."""
-    base = Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
-    return base / f"synthorg-{run_id}-{uuid.uuid4().hex[:8]}{suffix}"
-
-
-def claims_file(run_id: str) -> Path:
-    """A new, empty hand-out file for one backend's run (a rebuilt backend makes a new one:
-    a rolled-back tick must start its count again)."""
-    path = scratch_path(run_id, ".claims")
+def claims_file(path: Path) -> Path:
+    """A new, empty hand-out file for one backend's run, at `path` (a rebuilt backend makes a
+    new one: a rolled-back tick must start its count again)."""
     path.write_bytes(_SLOT.pack(-1, 0) * _SLOTS)
     return path
 

@@ -106,25 +106,24 @@ def test_hash_with_routing_placed_by_the_driver_as_across_nodes(seed7, tmp_path,
 
 def test_groups_claim_and_ring_through_files_that_live_as_long_as_the_run(ray_session, tmp_path):
     """Two groups on one machine: routing claims, the driver's doorbell and the shared-memory
-    exchange (a mailbox FIFO and two output slots per group) are on, and all go with the run."""
+    exchange (a mailbox FIFO and two output slots per group) are on, in one set of files
+    with the backend's lock, and all go with the run."""
     sim = synthorg.Simulation(synthorg.load_config(STARTUP, ["runtime.agents_per_actor=8"]),
                               seed=3, out=tmp_path / "claims")
     seen: dict[Path, str] = {}
 
     def look(done: int, total: int) -> None:
         if done == 3:
-            backend = sim.backend
-            prefix = backend.shm.prefix  # type: ignore[union-attr]
-            for path in [backend.claims, backend.bell.path,  # type: ignore[union-attr]
-                         *prefix.parent.glob(f"{prefix.name}.*")]:
+            scratch = sim.backend.scratch  # type: ignore[union-attr]
+            for path in scratch.base.glob(f"synthorg-{scratch.id}.*"):
                 seen[path] = "fifo" if path.is_fifo() else "file" if path.is_file() else "?"
 
     result = sim.run(ticks=5, on_tick=look)
     assert result.summary.groups == 2
-    kinds = sorted((p.name.rsplit("-", 1)[1].split(".", 1)[1], kind) for p, kind in seen.items())
-    assert kinds == [("bell", "fifo"), ("box0", "fifo"), ("box1", "fifo"), ("claims", "file"),
-                     ("out0.0", "file"), ("out0.1", "file"), ("out1.0", "file"),
-                     ("out1.1", "file")]
+    kinds = sorted((p.name.split(".", 1)[1], kind) for p, kind in seen.items())
+    assert kinds == [("bell", "fifo"), ("claims", "file"), ("lock", "file"),
+                     ("shm.box0", "fifo"), ("shm.box1", "fifo"), ("shm.out0.0", "file"),
+                     ("shm.out0.1", "file"), ("shm.out1.0", "file"), ("shm.out1.1", "file")]
     assert not any(p.exists() for p in seen)
 
 

@@ -141,7 +141,7 @@ def test_a_group_failing_in_its_run_of_ticks_is_reported_not_waited_for(ray_sess
     import numpy as np
     import ray
 
-    from actors.doorbell import Doorbell, bell_path
+    from actors.doorbell import Doorbell
     from actors.pipelines import ShmPipeline
     from actors.shm import ShmLinks
     from synthorg.sim.hosts import Exchange
@@ -156,7 +156,7 @@ def test_a_group_failing_in_its_run_of_ticks_is_reported_not_waited_for(ray_sess
 
     bounds = [(0, 4), (4, 8)]
     links = ShmLinks(tmp_path / "links", len(bounds))
-    bell = Doorbell(bell_path("test"), len(bounds))
+    bell = Doorbell(tmp_path / "bell", len(bounds))
 
     class Route:
         def assign(self) -> np.ndarray:

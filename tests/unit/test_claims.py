@@ -7,6 +7,7 @@ import multiprocessing as mp
 import numpy as np
 
 from synthorg.sim.claims import RoutingClaims, claim_order, claims_file
+from synthorg.sim.scratch import scratch_path
 
 
 def _take_all(path: str, ticks: int, per_tick: int, queue: mp.Queue, barrier) -> None:
@@ -22,7 +23,7 @@ def _take_all(path: str, ticks: int, per_tick: int, queue: mp.Queue, barrier) ->
 
 
 def test_two_holders_share_one_line_per_tick():
-    path = claims_file("test")
+    path = claims_file(scratch_path("test", ".claims"))
     try:
         a, b = RoutingClaims(path), RoutingClaims(path)
         assert [a.take(0), b.take(0), a.take(0)] == [0, 1, 2]
@@ -35,7 +36,7 @@ def test_two_holders_share_one_line_per_tick():
 
 
 def test_concurrent_processes_never_take_the_same_place():
-    path = claims_file("test")
+    path = claims_file(scratch_path("test", ".claims"))
     ticks, per_tick = 200, 6
     try:
         spawn = mp.get_context("spawn")

@@ -6,7 +6,8 @@ from __future__ import annotations
 import multiprocessing as mp
 import time
 
-from actors.doorbell import Doorbell, Ringer, bell_path
+from actors.doorbell import Doorbell, Ringer
+from synthorg.sim.scratch import scratch_path
 
 
 def _ring(path: str, group: int, ticks: list[int], delay: float) -> None:
@@ -17,7 +18,7 @@ def _ring(path: str, group: int, ticks: list[int], delay: float) -> None:
 
 
 def test_wakes_when_every_group_has_rung_the_tick():
-    bell = Doorbell(bell_path("test"), groups=2)
+    bell = Doorbell(scratch_path("test", ".bell"), groups=2)
     try:
         writers = [mp.get_context("spawn").Process(target=_ring, args=(str(bell.path), g, [0, 1, 2], 0.05))
                    for g in range(2)]
@@ -31,7 +32,7 @@ def test_wakes_when_every_group_has_rung_the_tick():
 
 
 def test_a_missing_group_or_an_older_tick_does_not_wake_it():
-    bell = Doorbell(bell_path("test"), groups=2)
+    bell = Doorbell(scratch_path("test", ".bell"), groups=2)
     try:
         Ringer(str(bell.path), 0).ring(5)
         Ringer(str(bell.path), 1).ring(3)
@@ -46,7 +47,7 @@ def test_a_missing_group_or_an_older_tick_does_not_wake_it():
 
 
 def test_ringing_never_fails_a_group():
-    path = bell_path("test")
+    path = scratch_path("test", ".bell")
     Ringer(str(path), 0).ring(1)  # no FIFO at all
     bell = Doorbell(path, groups=1)
     ringer = Ringer(str(path), 0)
