@@ -69,10 +69,11 @@ def expected_work(config: CompanyConfig, directory: OrgDirectory) -> np.ndarray:
 
 
 # `auto` gives a group at least this many agents: with fewer, a step is so short that the
-# exchange at the end of each tick costs more than another core brings (measured on megacorp
-# scaled to 500-2,000 agents on 2 cores, exchanging over shared memory: two groups are
-# faster from about 700 agents on; over the compiled graph, whose hand-over takes about 1 ms
-# rather than 0.25 ms, it took 2,000-4,000).
+# exchange at the end of each tick costs more than another core brings (megacorp scaled, 2
+# cores, shm pipeline: two groups were faster from about 700 agents on before steps got
+# cheaper; now they tie with one at 1,000 and are about 25 % faster at 1,500 and 2,500.
+# Over the compiled graph, whose hand-over takes about 1 ms rather than 0.25 ms, two groups
+# paid only from 2,000-4,000).
 MIN_AGENTS_PER_GROUP = 500
 
 
