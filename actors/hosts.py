@@ -115,11 +115,13 @@ class AgentGroupActor:
         # what the tick made (a full scan of Ray's import graph costs milliseconds).
         gc.freeze()
 
-    def step(self, tick: int, route: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
+    def step(self, tick: int, route: np.ndarray, *arrays: np.ndarray,
+             defer_record: bool = False) -> list[np.ndarray]:
         """route: the group per department; arrays: `Exchange.inputs` for this group (flat,
         because Ray resolves only top-level object refs)."""
         n = self._groups
-        return self._host.step(tick, route, arrays[:n], arrays[n:2 * n], arrays[2 * n:])
+        return self._host.step(tick, route, arrays[:n], arrays[n:2 * n], arrays[2 * n:],
+                               defer_record=defer_record)
 
     def advance(self, tick: int, route: np.ndarray) -> tuple[np.ndarray, ...]:
         """`step` on the inputs `receive` kept; every group reads the whole output."""
@@ -151,8 +153,7 @@ class AgentGroupActor:
         i, n = self._index, self._groups
         tick = first
         while box.wait_release(tick):
-            x = self._inputs
-            output = self._host.step(tick, route, x[:n], x[n:2 * n], x[2 * n:], defer_record=True)
+            output = self.step(tick, route, *self._inputs, defer_record=True)
             board.publish(tick, output)
             # while the other groups finish their steps
             self._host.record()
