@@ -29,7 +29,7 @@ def _output(group: int, tick: int) -> list[np.ndarray]:
     return [*parts, loads, spend]
 
 
-def _group(prefix: str, me: int, ticks: int, result: mp.Queue) -> None:
+def _group(prefix: str, me: int, result: mp.Queue) -> None:
     box = Mailbox(Path(prefix), GROUPS, me)
     board = OutputBoard(Path(prefix), GROUPS, me)
     tick, seen = 0, []
@@ -57,7 +57,7 @@ def links():
 def test_groups_exchange_every_released_tick_then_stop(links):
     ctx = mp.get_context("spawn")
     result = ctx.Queue()
-    procs = [ctx.Process(target=_group, args=(str(links.prefix), g, 5, result))
+    procs = [ctx.Process(target=_group, args=(str(links.prefix), g, result))
              for g in range(GROUPS)]
     for p in procs:
         p.start()
