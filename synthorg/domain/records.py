@@ -11,6 +11,8 @@ import functools
 
 import numpy as np
 
+from synthorg.domain.enums import TASK_CARRYING, MessageKind
+
 TASK_DTYPE = np.dtype(
     [
         ("task", "<i8"),
@@ -87,6 +89,15 @@ def join(parts: list[np.ndarray], dtype: np.dtype) -> np.ndarray:
         return np.zeros(0, dtype=dtype)
     opaque = _opaque(dtype)
     return np.concatenate([p.astype(dtype, copy=False).view(opaque) for p in parts]).view(dtype)
+
+
+# per message kind, whether it carries a task (a table: np.isin costs ~0.1 ms a call)
+_CARRIES_TASK = np.isin(np.arange(len(MessageKind)), [int(k) for k in TASK_CARRYING])
+
+
+def carries_task(messages: np.ndarray) -> np.ndarray:
+    """Per message, whether it carries a task (assigned, delegated or handed over)."""
+    return _CARRIES_TASK[messages["kind"]]
 
 
 def dept_actor(dept: int) -> int:

@@ -14,7 +14,6 @@ import numpy as np
 
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import (
-    TASK_CARRYING,
     ActionKind,
     EventKind,
     FailReason,
@@ -23,7 +22,14 @@ from synthorg.domain.enums import (
     Verdict,
     WorkState,
 )
-from synthorg.domain.records import MESSAGE_DTYPE, RESULT_DTYPE, TASK_DTYPE, take, task_fields_of
+from synthorg.domain.records import (
+    MESSAGE_DTYPE,
+    RESULT_DTYPE,
+    TASK_DTYPE,
+    carries_task,
+    take,
+    task_fields_of,
+)
 from synthorg.domain.rng import Stream, uniform
 from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
 from synthorg.engine.queues import FIELD, TaskQueues, TaskTuple
@@ -40,8 +46,6 @@ from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
-# per message kind, whether it carries a task (a lookup: np.isin costs ~0.1 ms a call)
-_CARRIES_TASK = np.isin(np.arange(len(MessageKind)), [int(k) for k in TASK_CARRYING])
 _DIFFICULTY, _DEADLINE, _TASK_ID = FIELD["difficulty"], FIELD["deadline"], FIELD["task"]
 _TYPE, _SKILL = FIELD["type"], FIELD["skill"]
 
@@ -153,7 +157,7 @@ class AgentGroup:
         asks_for: dict[int, list[tuple[int, int, int]]] = {}
         if len(inbox):
             kind = inbox["kind"]
-            carrying = _CARRIES_TASK[kind]
+            carrying = carries_task(inbox)
             if carrying.any():
                 batch = take(inbox, carrying)
                 self.queues.push_many((batch["dst"] - self.lo).tolist(),

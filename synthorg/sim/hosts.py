@@ -24,8 +24,14 @@ from typing import NamedTuple, TypeVar
 import numpy as np
 
 from synthorg.config.models import CompanyConfig
-from synthorg.domain.enums import TASK_CARRYING
-from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, RESULT_DTYPE, join, take
+from synthorg.domain.records import (
+    EVENT_DTYPE,
+    MESSAGE_DTYPE,
+    RESULT_DTYPE,
+    carries_task,
+    join,
+    take,
+)
 from synthorg.engine.group import AgentGroup
 from synthorg.ledger.ledger import LedgerShard, PartSink, ShardTotals
 from synthorg.org.directory import OrgDirectory
@@ -103,9 +109,8 @@ class Exchange:
 
     def task_ids(self) -> list[int]:
         """Tasks travelling in messages (assigned or handed over, not yet received)."""
-        codes = [int(k) for k in TASK_CARRYING]
         return [t for parts in self.inbox for m in parts
-                for t in m["t_task"][np.isin(m["kind"], codes)].tolist()]
+                for t in m["t_task"][carries_task(m)].tolist()]
 
     def dept_spent(self, running: np.ndarray) -> np.ndarray:
         return running + np.sum(self.spend, axis=0, dtype=np.int64)
