@@ -21,9 +21,23 @@ import os
 import select
 import struct
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-_RECORD = struct.Struct("<qq")  # group, tick
+RECORD = struct.Struct("<qq")  # who (a group, or a driver's code), tick
+
+
+class Records:
+    """Records read off a FIFO: a read may end inside one, whose start is kept for the next."""
+
+    def __init__(self) -> None:
+        self._partial = b""
+
+    def split(self, data: bytes) -> Iterator[tuple[int, int]]:
+        data = self._partial + data
+        whole = len(data) - len(data) % RECORD.size
+        self._partial = data[whole:]
+        return RECORD.iter_unpack(data[:whole])
 
 
 class Doorbell:
@@ -37,7 +51,7 @@ class Doorbell:
         # no group has it open, and select would spin
         self._keep_open = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
         self._done = [-1] * groups  # the last tick each group rang for
-        self._partial = b""
+        self._records = Records()
 
     def wait(self, tick: int, patience: float) -> bool:
         """Block until every group has rung for `tick` (True) or `patience` seconds passed."""
@@ -46,16 +60,10 @@ class Doorbell:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self._fd], [], [], left)[0]:
                 return False
-            self._take(os.read(self._fd, 64 * _RECORD.size))
+            for group, rung in self._records.split(os.read(self._fd, 64 * RECORD.size)):
+                if 0 <= group < len(self._done):
+                    self._done[group] = max(self._done[group], rung)
         return True
-
-    def _take(self, data: bytes) -> None:
-        data = self._partial + data
-        whole = len(data) - len(data) % _RECORD.size
-        self._partial = data[whole:]
-        for group, tick in _RECORD.iter_unpack(data[:whole]):
-            if 0 <= group < len(self._done):
-                self._done[group] = max(self._done[group], tick)
 
     def close(self) -> None:
         for fd in (self._fd, self._keep_open):
@@ -78,4 +86,4 @@ class Ringer:
         if self._fd is None:
             return
         with contextlib.suppress(OSError):  # full, or no reader left
-            os.write(self._fd, _RECORD.pack(self._group, tick))
+            os.write(self._fd, RECORD.pack(self._group, tick))

@@ -13,7 +13,8 @@ its ticks in one long call and
 Two slots suffice: a group overwrites slot t % 2 at tick t+2, after every group has posted
 t+1, and each reads its share of tick t before it steps (and posts) t+1.
 
-A record is 16 bytes, under PIPE_BUF, so writes from several processes never interleave.
+Records are the doorbell's (actors/doorbell.py): 16 bytes, under PIPE_BUF, so writes from
+several processes never interleave.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
+from actors.doorbell import RECORD, Records
 from synthorg.domain.records import MESSAGE_DTYPE
 
-_RECORD = struct.Struct("<qq")  # source, tick
 GO = -1  # from the driver: the tick may be stepped
 STOP = -2  # from the driver: return after the ticks released so far
 
@@ -56,7 +57,7 @@ def slot_path(prefix: Path, group: int, slot: int) -> Path:
 
 
 def post(fd: int, source: int, tick: int) -> None:
-    os.write(fd, _RECORD.pack(source, tick))
+    os.write(fd, RECORD.pack(source, tick))
 
 
 def open_mailbox(prefix: Path, group: int) -> int:
@@ -72,7 +73,7 @@ class Mailbox:
     def __init__(self, prefix: Path, groups: int, me: int) -> None:
         self._fd = open_mailbox(prefix, me)
         self._me = me
-        self._partial = b""
+        self._records = Records()
         self.reset()
         self.published = [-1] * groups
 
@@ -94,10 +95,7 @@ class Mailbox:
             self._read()
 
     def _read(self) -> None:
-        data = self._partial + os.read(self._fd, 256 * _RECORD.size)
-        whole = len(data) - len(data) % _RECORD.size
-        self._partial = data[whole:]
-        for source, tick in _RECORD.iter_unpack(data[:whole]):
+        for source, tick in self._records.split(os.read(self._fd, 256 * RECORD.size)):
             if source == GO:
                 self.released = max(self.released, tick)
             elif source == STOP:
