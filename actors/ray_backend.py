@@ -177,10 +177,6 @@ class RayBackend:
             with contextlib.suppress(ray.exceptions.RayError):  # already gone
                 if handle is not None:
                     ray.kill(handle)
-        if self.claims:
-            self.claims.unlink(missing_ok=True)
         if self.bell:
             self.bell.close()
-        if self.shm:
-            self.shm.remove()
-        self.scratch.remove()
+        self.scratch.remove()  # the claims, the bell and the shm links with it

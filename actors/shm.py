@@ -34,18 +34,15 @@ STOP = -2  # from the driver: return after the ticks released so far
 
 
 class ShmLinks:
-    """The files of one run's exchange, made by the driver before the groups start and
-    removed when the run ends: a mailbox per group and two output slots per group."""
+    """The files of one run's exchange: a mailbox per group, made by the driver before the
+    groups start, and two output slots per group, made by the groups. They are part of the
+    backend's scratch set (synthorg/sim/scratch.py), which removes them with the rest."""
 
     def __init__(self, prefix: Path, groups: int) -> None:
         self.prefix = prefix
         self.groups = groups
         for g in range(groups):
             os.mkfifo(mailbox_path(prefix, g), 0o600)
-
-    def remove(self) -> None:
-        for path in self.prefix.parent.glob(f"{self.prefix.name}.*"):
-            path.unlink(missing_ok=True)
 
 
 def mailbox_path(prefix: Path, group: int) -> Path:

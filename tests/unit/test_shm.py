@@ -4,7 +4,6 @@ outputs through slot files and FIFO mailboxes, released tick by tick by a driver
 from __future__ import annotations
 
 import multiprocessing as mp
-import uuid
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +11,7 @@ import pytest
 
 from actors.shm import GO, STOP, Mailbox, OutputBoard, ShmLinks, open_mailbox, post
 from synthorg.domain.records import MESSAGE_DTYPE
+from synthorg.sim.scratch import Scratch
 
 GROUPS = 3
 
@@ -48,10 +48,15 @@ def _group(prefix: str, me: int, result: mp.Queue) -> None:
 
 
 @pytest.fixture
-def links():
-    made = ShmLinks(Path("/dev/shm") / f"synthorg-test-{uuid.uuid4().hex[:8]}", GROUPS)
+def scratch():
+    made = Scratch("test")
     yield made
     made.remove()
+
+
+@pytest.fixture
+def links(scratch):
+    return ShmLinks(scratch.path("shm"), GROUPS)
 
 
 def test_groups_exchange_every_released_tick_then_stop(links):
@@ -98,9 +103,9 @@ def test_stop_ends_waiting_for_a_tick_never_released(links):
     assert box.wait_release(1) and not box.stopped
 
 
-def test_the_links_go_with_the_run(links):
+def test_the_links_go_with_the_run(scratch, links):
     OutputBoard(links.prefix, GROUPS, 0).publish(0, _output(0, 0))
     made = list(links.prefix.parent.glob(f"{links.prefix.name}.*"))
     assert len(made) == GROUPS + 2 * GROUPS  # a mailbox per group, two slots per group
-    links.remove()
+    scratch.remove()
     assert not any(p.exists() for p in made)
