@@ -5,7 +5,8 @@ writes and reads, each serialised, with readers that spin), and its driver spend
 of CPU a tick executing and reading it. Groups on one machine need none of that: each runs
 its ticks in one long call and
 - publishes its output of tick t in a file of its own (`OutputBoard`, one of two slots by
-  tick parity), then posts (group, t) to every other group's mailbox;
+  tick parity), then posts (group, t) to every other group's mailbox; one group's output
+  also carries the arrivals of tick t+1, which every group steps and only it draws;
 - blocks on its own mailbox (a FIFO: no spinning, its core is free meanwhile) until every
   group has posted t, then reads its share of each output;
 - steps tick t+1 once the driver has released it (the driver posts GO records).
@@ -23,11 +24,12 @@ import os
 import struct
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from actors.doorbell import RECORD, Records
-from synthorg.domain.records import MESSAGE_DTYPE
+from synthorg.domain.records import MESSAGE_DTYPE, TASK_DTYPE
 
 GO = -1  # from the driver: the tick may be stepped
 STOP = -2  # from the driver: return after the ticks released so far
@@ -104,15 +106,24 @@ class Mailbox:
         os.close(self._fd)
 
 
+class Share(NamedTuple):
+    """What one group reads of another's tick output."""
+
+    part: np.ndarray  # the messages for the reader
+    loads: np.ndarray  # the writer's agents' loads
+    spend: np.ndarray  # the writer's spend per department
+    ahead: np.ndarray  # the next tick's arrivals, if the writer drew them (else empty)
+
+
 class OutputBoard:
-    """Each group's tick output ([part for group 0, ..., for group G-1, loads, spend]) in its
-    slot file, read by every group. A slot holds a header (tick, then every array's length
-    in bytes) and the arrays' bytes in order."""
+    """Each group's tick output ([part for group 0, ..., for group G-1, loads, spend,
+    arrivals of the next tick or none]) in its slot file, read by every group. A slot holds
+    a header (tick, then every array's length in bytes) and the arrays' bytes in order."""
 
     def __init__(self, prefix: Path, groups: int, me: int) -> None:
         self._groups = groups
         self._me = me
-        self._header = struct.Struct(f"<{groups + 3}q")
+        self._header = struct.Struct(f"<{groups + 4}q")
         self._fds = [[os.open(slot_path(prefix, g, s), os.O_RDWR | os.O_CREAT, 0o600)
                       for s in (0, 1)] for g in range(groups)]
         self._boxes = [open_mailbox(prefix, g) for g in range(groups)]
@@ -128,8 +139,9 @@ class OutputBoard:
             if g != self._me:
                 post(fd, self._me, tick)
 
-    def read(self, group: int, tick: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """This group's part of `group`'s output of `tick`, and that group's loads and spend."""
+    def read(self, group: int, tick: int) -> Share:
+        """This group's part of `group`'s output of `tick`, and that group's loads, spend and
+        drawn arrivals."""
         fd = self._fds[group][tick % 2]
         seen, *sizes = self._header.unpack(os.pread(fd, self._header.size, 0))
         if seen != tick:
@@ -137,10 +149,11 @@ class OutputBoard:
         offsets = np.cumsum([self._header.size, *sizes])
         me, n = self._me, self._groups
         part = os.pread(fd, sizes[me], int(offsets[me]))
-        tail = os.pread(fd, sizes[n] + sizes[n + 1], int(offsets[n]))
+        tail = os.pread(fd, sizes[n] + sizes[n + 1] + sizes[n + 2], int(offsets[n]))
         loads = np.frombuffer(tail, dtype=np.int32, count=sizes[n] // 4)
-        spend = np.frombuffer(tail, dtype=np.int64, offset=sizes[n])
-        return np.frombuffer(part, dtype=MESSAGE_DTYPE), loads, spend
+        spend = np.frombuffer(tail, dtype=np.int64, offset=sizes[n], count=sizes[n + 1] // 8)
+        ahead = np.frombuffer(tail, dtype=TASK_DTYPE, offset=sizes[n] + sizes[n + 1])
+        return Share(np.frombuffer(part, dtype=MESSAGE_DTYPE), loads, spend, ahead)
 
     def close(self) -> None:
         for fd in [*(fd for pair in self._fds for fd in pair), *self._boxes]:

@@ -198,10 +198,17 @@ class GroupHost:
             join([creation_events(tick, arrivals, here), *events, out.events], EVENT_DTYPE),
             join([*failed, out.results], RESULT_DTYPE), take(arrivals, here))
 
-    def draw_ahead(self, tick: int) -> None:
-        """Draw the arrivals of `tick`, the next to step, now: a group that waits for the
-        others at the end of a tick has the time, and its next step is shorter."""
-        self._ahead = (tick, self.workload.arrivals(tick, self.next_task))
+    def draw_ahead(self, tick: int) -> np.ndarray:
+        """Draw the arrivals of `tick`, the next to step, now (and return them): a group that
+        waits for the others at the end of a tick has the time, and its next step is shorter."""
+        arrivals = self.workload.arrivals(tick, self.next_task)
+        self._ahead = (tick, arrivals)
+        return arrivals
+
+    def expect_arrivals(self, tick: int, arrivals: np.ndarray) -> None:
+        """The arrivals of `tick`, the next to step, as another host drew them (every host
+        draws the same), so this one need not draw them again."""
+        self._ahead = (tick, arrivals)
 
     def _departments_to_route(self, tick: int, route: np.ndarray, counts: np.ndarray
                               ) -> Iterator[int]:

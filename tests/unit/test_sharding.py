@@ -107,3 +107,44 @@ def test_a_background_flush_writes_the_same_parts(tmp_path):
         written[background] = ({f.name: f.read_bytes() for f in out.rglob("*.npy")},
                                totals.fingerprint.tolist(), totals.rows.tolist())
     assert len(written[True][0]) == 3 and written[True] == written[False]
+
+
+
+def _host(tmp_path, name: str):
+    from synthorg.config.loader import load_config
+    from synthorg.domain.rng import root_key
+    from synthorg.ledger.ledger import DirectorySink
+    from synthorg.sim.hosts import GroupHost
+
+    cfg = load_config(ENTERPRISE)
+    d = OrgDirectory.from_config(cfg)
+    return GroupHost(cfg, d, root_key(7), 7, ((0, d.size),), 0, DirectorySink(tmp_path / name))
+
+
+def _step(host, ticks: range, x=None):
+    """Step a one-group host through `ticks`, each output fed back as the next input;
+    returns the last output and the exchange after it."""
+    from synthorg.sim.hosts import Exchange
+
+    x = x or Exchange.initial(((0, host.group.hi),), len(host.departments))
+    route = np.zeros(len(host.departments), dtype=np.int64)
+    out = []
+    for tick in ticks:
+        out = host.step(tick, route, x.inbox[0], x.loads, x.spend)
+        x = Exchange([[out[0]]], [out[1]], [out[2]])
+    return out, x
+
+
+def test_a_host_steps_the_arrivals_another_host_drew(tmp_path):
+    """On the shm pipeline one group draws each tick's arrivals for all: a host handed them
+    steps exactly as if it had drawn them itself, and steps what it is handed."""
+    drawer, handed, alone, empty = (_host(tmp_path, n) for n in ("d", "h", "a", "e"))
+    state = {h: _step(h, range(3))[1] for h in (drawer, handed, alone, empty)}
+    arrivals = drawer.draw_ahead(3)
+    assert len(arrivals) > 0
+    handed.expect_arrivals(3, arrivals)
+    empty.expect_arrivals(3, arrivals[:0])  # as if the drawer had drawn none
+    out = {h: _step(h, range(3, 4), state[h])[0] for h in (handed, alone, empty)}
+    assert all(np.array_equal(a, b) for a, b in zip(out[handed], out[alone], strict=True))
+    assert handed.totals().fingerprint.tolist() == alone.totals().fingerprint.tolist()
+    assert alone.next_task == empty.next_task + len(arrivals)  # no task arrived at `empty`

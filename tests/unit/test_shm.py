@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from actors.shm import GO, STOP, Mailbox, OutputBoard, ShmLinks, open_mailbox, post
-from synthorg.domain.records import MESSAGE_DTYPE
+from synthorg.domain.records import MESSAGE_DTYPE, TASK_DTYPE
 from synthorg.sim.scratch import Scratch
 
 GROUPS = 3
@@ -26,7 +26,9 @@ def _output(group: int, tick: int) -> list[np.ndarray]:
         parts.append(part)
     loads = np.full(group + 2, 10 * tick + group, dtype=np.int32)  # odd byte counts too
     spend = np.array([tick, group, 7], dtype=np.int64)
-    return [*parts, loads, spend]
+    ahead = np.zeros(group, dtype=TASK_DTYPE)  # group 0 hands over no arrivals
+    ahead["task"], ahead["created"] = np.arange(group) + 100 * tick, tick + 1
+    return [*parts, loads, spend, ahead]
 
 
 def _group(prefix: str, me: int, result: mp.Queue) -> None:
@@ -38,10 +40,11 @@ def _group(prefix: str, me: int, result: mp.Queue) -> None:
         box.wait_published(tick)
         for g in range(GROUPS):
             if g != me:
-                part, loads, spend = board.read(g, tick)
+                share = board.read(g, tick)
                 want = _output(g, tick)
-                ok = (np.array_equal(part, want[me]) and np.array_equal(loads, want[-2])
-                      and np.array_equal(spend, want[-1]))
+                ok = (np.array_equal(share.part, want[me]) and np.array_equal(share.loads, want[-3])
+                      and np.array_equal(share.spend, want[-2])
+                      and np.array_equal(share.ahead, want[-1]))
                 seen.append((g, tick, ok))
         tick += 1
     result.put((me, tick, seen))
@@ -85,8 +88,9 @@ def test_a_slot_of_another_tick_is_refused(links):
     board = OutputBoard(links.prefix, GROUPS, 0)
     reader = OutputBoard(links.prefix, GROUPS, 1)
     board.publish(2, _output(0, 2))
-    part, loads, spend = reader.read(0, 2)
+    part, loads, spend, ahead = reader.read(0, 2)
     assert len(part) == 1 + 2 + 1 and loads.tolist() == [20, 20] and spend.tolist() == [2, 0, 7]
+    assert len(ahead) == 0
     with pytest.raises(RuntimeError, match="holds tick 2, not 4"):
         reader.read(0, 4)  # same slot (tick parity), older content
 
