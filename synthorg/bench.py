@@ -91,17 +91,25 @@ def _run(cfg: CompanyConfig, ticks: int, on_tick: Callable[[int, int], None] | N
 def throughput(sizes: list[int], ticks: int, backends: list[str], repeat: int = 1
                ) -> Iterator[dict[str, Any]]:
     """Each size's backends run in turn, `repeat` rounds; the best run of each counts, as
-    timeit does: noise from other work on the machine only ever slows a run down."""
+    timeit does: noise from other work on the machine only ever slows a run down. The
+    ray/local ratio is also given per round: a round's runs are seconds apart, so on a
+    machine whose speed drifts over minutes their ratio is steadier than that of two bests
+    from different rounds."""
     base = load_config(MEGACORP)
     machine = {"cpus": local_cpus(), "cpu_count": os.cpu_count()}
     per_tick: dict[str, list[tuple[int, float]]] = {b: [] for b in backends}
     for n in sizes:
         best: dict[str, dict[str, Any]] = {}
+        per_round: list[float] = []  # ray / local within each round
         for _ in range(repeat):
+            round_rates = {}
             for backend in backends:
                 row = _run(scaled(base, n, backend), ticks)
+                round_rates[backend] = row["agent_steps_per_second"]
                 if row["agent_steps_per_second"] > best.get(backend, {}).get("agent_steps_per_second", -1):
                     best[backend] = row
+            if "ray" in round_rates and "local" in round_rates:
+                per_round.append(round(round_rates["ray"] / max(round_rates["local"], 1e-9), 3))
         rates: dict[str, float] = {}
         for backend, row in best.items():
             rates[backend] = row["agent_steps_per_second"]
@@ -110,7 +118,9 @@ def throughput(sizes: list[int], ticks: int, backends: list[str], repeat: int = 
                    "repeats": repeat, **machine, **row}
         if "ray" in rates and "local" in rates:
             yield {"bench": "ray_vs_local", "agents": n, **machine,
-                   "ratio": round(rates["ray"] / max(rates["local"], 1e-9), 3)}
+                   "ratio": round(rates["ray"] / max(rates["local"], 1e-9), 3),
+                   "ratio_per_round": per_round,
+                   "ratio_median_of_rounds": round(float(np.median(per_round)), 3)}
     for backend, points in per_tick.items():
         big = [(a, s) for a, s in points if a >= 1000]
         if len(big) >= 2:
