@@ -1,8 +1,9 @@
 """Seeded task arrivals: Poisson counts per task type and tick, attributes drawn per task.
 
-Every group host draws the whole tick's arrivals itself (they depend only on the seed and the
-tick, and cost well under a millisecond), so no process hands them out; each records the
-creation of the tasks it routes."""
+Every group host steps the whole tick's arrivals (they depend only on the seed and the tick),
+so the driver never hands them out: each host draws them itself, except on the shm pipeline,
+where one group draws them and hands them to the others with its output (actors/shm.py).
+Each host records the creation of the tasks it routes."""
 
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ group, each group's loads and each group's spend. A group merges its inbox parts
 Departments are routed inside the groups rather than in processes of their own: routing a
 tick's arrivals is a few milliseconds of numpy, less than what a Ray call per department and
 tick costs on a small machine, and it keeps routing parallel across the groups. Every group
-draws the tick's arrivals from the seed; the driver only says which group routes each
+steps the tick's arrivals as drawn from the seed (by itself, or on the shm pipeline by one
+group for all); the driver only says which group routes each
 department (routing is stateless, so any group can: sim/placement.py). The driver's per-tick
 work is then a few hundred bytes, and it takes no core from the groups.
 """
@@ -125,7 +126,7 @@ class StepTiming(NamedTuple):
 class GroupHost:
     """An agent group with what travels with it: a ledger shard, a SecOps interceptor (the
     rule engine, in-process: a round trip mid-step would stall every agent of the group),
-    the workload (every host draws the same arrivals), every department's router (it routes
+    the workload (every host steps the same arrivals), every department's router (it routes
     the departments it is assigned) and its running view of department spend."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
