@@ -144,8 +144,7 @@ class AgentGroupActor:
         can sleep until the next one should be) and the step's timing (for placing the next
         ticks' routing)."""
         i, n = self._index, self._groups
-        self._inputs = (*(o[i] for o in outputs), *(o[n] for o in outputs),
-                        *(o[n + 1] for o in outputs))
+        self._keep_shares([(o[i], o[n], o[n + 1]) for o in outputs])
         return time.time(), self._host.timing
 
     def run(self, first: int, route: np.ndarray) -> int:
@@ -169,11 +168,16 @@ class AgentGroupActor:
                       else board.read(g, tick) for g in range(n)]
             if i != DRAWER:
                 self._host.expect_arrivals(tick + 1, shares[DRAWER].ahead)
-            self._inputs = tuple(share[k] for k in range(3) for share in shares)
+            self._keep_shares(shares)
             if self._ringer:
                 self._ringer.ring(tick)
             tick += 1
         return tick
+
+    def _keep_shares(self, shares: Sequence[Sequence[np.ndarray]]) -> None:
+        """The next step's inputs (`Exchange.inputs` for this group) from this group's share
+        of every group's output: (messages for it, loads, spend), in group order."""
+        self._inputs = tuple(share[k] for k in range(3) for share in shares)
 
     def inputs(self) -> tuple[np.ndarray, ...]:
         return self._inputs

@@ -109,10 +109,10 @@ class ShmPipeline:
             while self._running:
                 self._raise_if_stopped(-1, timeout=None)
             self._pending.clear()
-        return Exchange.from_inputs(wait([g.inputs.remote() for g in self._groups], -1))
+        return kept_inputs(self._groups)
 
     def restore(self, exchange: Exchange) -> None:
-        wait([g.keep.remote(*exchange.inputs(i)) for i, g in enumerate(self._groups)], -1)
+        keep_inputs(self._groups, exchange)
 
     def close(self) -> None:
         for fd in self._boxes:
@@ -165,10 +165,10 @@ class GraphPipeline:
     def settle(self) -> Exchange:
         while self._pending:
             self._complete(-1)
-        return Exchange.from_inputs(wait([g.inputs.remote() for g in self._groups], -1))
+        return kept_inputs(self._groups)
 
     def restore(self, exchange: Exchange) -> None:
-        wait([g.keep.remote(*exchange.inputs(i)) for i, g in enumerate(self._groups)], -1)
+        keep_inputs(self._groups, exchange)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):  # a dead actor's graph is torn down already
@@ -211,6 +211,17 @@ def wait(refs: list[Any], tick: int) -> list[Any]:
         # a compiled graph's default timeout is 10 s; a tick of a huge company may take more
         values = iter(ray.get(compiled, timeout=-1) if compiled else ray.get(pending))
     return [next(values) if isinstance(r, ray.ObjectRef | CompiledDAGRef) else r for r in refs]
+
+
+def keep_inputs(groups: list[Any], exchange: Exchange) -> None:
+    """Hand each group actor its inputs of the next tick (groups that keep them between
+    ticks: the shm and graph pipelines)."""
+    wait([g.keep.remote(*exchange.inputs(i)) for i, g in enumerate(groups)], -1)
+
+
+def kept_inputs(groups: list[Any]) -> Exchange:
+    """The exchange the group actors keep, once no tick runs."""
+    return Exchange.from_inputs(wait([g.inputs.remote() for g in groups], -1))
 
 
 @contextlib.contextmanager
