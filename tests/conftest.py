@@ -24,6 +24,16 @@ def ray_session():
     ray.shutdown()
 
 
+@pytest.fixture
+def scratch():
+    """A set of machine-shared files (as a backend makes), removed after the test."""
+    from synthorg.sim.scratch import Scratch
+
+    made = Scratch("test")
+    yield made
+    made.remove()
+
+
 @pytest.fixture(scope="session")
 def startup_path() -> Path:
     return STARTUP

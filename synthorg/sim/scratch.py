@@ -23,11 +23,6 @@ def scratch_dir() -> Path:
     return Path("/dev/shm") if Path("/dev/shm").is_dir() else Path(tempfile.gettempdir())
 
 
-def scratch_path(run_id: str, suffix: str) -> Path:
-    """A fresh name for a file shared on this machine, outside any backend's set."""
-    return scratch_dir() / f"{PREFIX}{run_id}-{uuid.uuid4().hex[:8]}{suffix}"
-
-
 class Scratch:
     """One backend's set of shared files."""
 

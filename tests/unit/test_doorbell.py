@@ -7,7 +7,6 @@ import multiprocessing as mp
 import time
 
 from actors.doorbell import Doorbell, Ringer
-from synthorg.sim.scratch import scratch_path
 
 
 def _ring(path: str, group: int, ticks: list[int], delay: float) -> None:
@@ -17,8 +16,8 @@ def _ring(path: str, group: int, ticks: list[int], delay: float) -> None:
         ringer.ring(tick)
 
 
-def test_wakes_when_every_group_has_rung_the_tick():
-    bell = Doorbell(scratch_path("test", ".bell"), groups=2)
+def test_wakes_when_every_group_has_rung_the_tick(scratch):
+    bell = Doorbell(scratch.path("bell"), groups=2)
     try:
         writers = [mp.get_context("spawn").Process(target=_ring, args=(str(bell.path), g, [0, 1, 2], 0.05))
                    for g in range(2)]
@@ -31,8 +30,8 @@ def test_wakes_when_every_group_has_rung_the_tick():
         bell.close()
 
 
-def test_a_missing_group_or_an_older_tick_does_not_wake_it():
-    bell = Doorbell(scratch_path("test", ".bell"), groups=2)
+def test_a_missing_group_or_an_older_tick_does_not_wake_it(scratch):
+    bell = Doorbell(scratch.path("bell"), groups=2)
     try:
         Ringer(str(bell.path), 0).ring(5)
         Ringer(str(bell.path), 1).ring(3)
@@ -46,8 +45,8 @@ def test_a_missing_group_or_an_older_tick_does_not_wake_it():
         bell.close()
 
 
-def test_ringing_never_fails_a_group():
-    path = scratch_path("test", ".bell")
+def test_ringing_never_fails_a_group(scratch):
+    path = scratch.path("bell")
     Ringer(str(path), 0).ring(1)  # no FIFO at all
     bell = Doorbell(path, groups=1)
     ringer = Ringer(str(path), 0)

@@ -11,7 +11,6 @@ import pytest
 
 from actors.shm import GO, STOP, Mailbox, OutputBoard, ShmLinks, open_mailbox, post
 from synthorg.domain.records import MESSAGE_DTYPE, TASK_DTYPE
-from synthorg.sim.scratch import Scratch
 
 GROUPS = 3
 
@@ -48,13 +47,6 @@ def _group(prefix: str, me: int, result: mp.Queue) -> None:
                 seen.append((g, tick, ok))
         tick += 1
     result.put((me, tick, seen))
-
-
-@pytest.fixture
-def scratch():
-    made = Scratch("test")
-    yield made
-    made.remove()
 
 
 @pytest.fixture
