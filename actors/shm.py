@@ -67,7 +67,8 @@ def open_mailbox(prefix: Path, group: int) -> int:
 
 class Mailbox:
     """A group's side of its FIFO: what the driver released and which ticks each group has
-    published."""
+    published. Like the `OutputBoard`, it is made once per group actor and its descriptors
+    live as long as the actor's process."""
 
     def __init__(self, prefix: Path, groups: int, me: int) -> None:
         self._fd = open_mailbox(prefix, me)
@@ -101,9 +102,6 @@ class Mailbox:
                 self.stopped = True
             else:
                 self.published[source] = max(self.published[source], tick)
-
-    def close(self) -> None:
-        os.close(self._fd)
 
 
 class Share(NamedTuple):
@@ -154,7 +152,3 @@ class OutputBoard:
         spend = np.frombuffer(tail, dtype=np.int64, offset=sizes[n], count=sizes[n + 1] // 8)
         ahead = np.frombuffer(tail, dtype=TASK_DTYPE, offset=sizes[n] + sizes[n + 1])
         return Share(np.frombuffer(part, dtype=MESSAGE_DTYPE), loads, spend, ahead)
-
-    def close(self) -> None:
-        for fd in [*(fd for pair in self._fds for fd in pair), *self._boxes]:
-            os.close(fd)
