@@ -36,10 +36,12 @@ SYSTEM_CONFIG = {"max_direct_call_object_size": 8 * 2**20, "worker_niceness": 0}
 GRAPH_MAX_GROUPS = 8
 
 
-def ensure_ray(address: str | None = None, dashboard: bool = False) -> int:
-    """Connect to (or start) Ray; returns the cluster's CPU count."""
+def ensure_ray(address: str | None = None, dashboard: bool = False, cpus: int | None = None
+               ) -> int:
+    """Connect to (or start, with `cpus` CPUs: all by default) Ray; returns the cluster's
+    CPU count."""
     if not ray.is_initialized():
-        context = ray.init(address=address, include_dashboard=dashboard,
+        context = ray.init(address=address, include_dashboard=dashboard, num_cpus=cpus,
                            logging_level=logging.ERROR, log_to_driver=False,
                            _system_config=SYSTEM_CONFIG if address is None else None)
         _dashboard["url"] = context.dashboard_url or None

@@ -18,8 +18,10 @@ os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # tests never open the dashb
 def ray_session():
     import ray
 
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+    from actors.ray_backend import ensure_ray
+
+    # as a run starts it, so the session also removes what Ray leaves in /dev/shm
+    ensure_ray(cpus=2)
     yield ray
     ray.shutdown()
 
