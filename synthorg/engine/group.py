@@ -46,7 +46,7 @@ from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
-_DIFFICULTY, _DEADLINE, _TASK_ID = FIELD["difficulty"], FIELD["deadline"], FIELD["task"]
+_DIFFICULTY, _TASK_ID = FIELD["difficulty"], FIELD["task"]
 _TYPE, _SKILL = FIELD["type"], FIELD["skill"]
 
 
@@ -224,19 +224,13 @@ class AgentGroup:
     def _take_next(self, tick: int, ev: EventBuffer, results: ResultBuffer) -> None:
         grace = self.cfg.policies.work.deadline_grace_ticks
         ready = np.nonzero((self.state == WorkState.idle) & (self.queues.length > 0))[0]
-        started = []
-        for local in ready.tolist():
-            while self.queues.length[local] > 0:
-                task = self.queues.pop(local)
-                if tick > task[_DEADLINE] + grace:
-                    self._record_failure(local, task, tick, FailReason.expired, ev, results)
-                    continue
-                self.cur[local] = task
-                started.append(local)
-                break
+        started, tasks, expired = self.queues.pop_next(ready.tolist(), tick, grace)
+        for local, task in expired:
+            self._record_failure(local, task, tick, FailReason.expired, ev, results)
         if not started:
             return
         idx = np.array(started, dtype=np.intp)
+        self.cur[idx] = np.array(tasks, dtype=TASK_DTYPE)
         check_work_transition(self.state[idx], WorkState.working)
         self.state[idx] = WorkState.working
         for arr in (self.progress, self.quality_sum, self.help_bonus, self.guidance):

@@ -39,6 +39,32 @@ class TaskQueues:
         self.length[local] -= 1
         return heapq.heappop(self._heaps[local])[3]
 
+    def pop_next(self, locals_: list[int], tick: int, grace: int
+                 ) -> tuple[list[int], list[TaskTuple], list[tuple[int, TaskTuple]]]:
+        """Each of the agents `locals_` (distinct) takes its best task still live at `tick`
+        (not past its deadline by more than `grace` ticks), dropping the expired ones above
+        it. Returns the agents that got one, their tasks, and (agent, task) expired, in pop
+        order. One pass in plain Python: an agent's queue is read and shortened once, not
+        through numpy scalars per task."""
+        heaps = self._heaps
+        got: list[int] = []
+        tasks: list[TaskTuple] = []
+        expired: list[tuple[int, TaskTuple]] = []
+        popped: list[int] = []
+        for local in locals_:
+            heap = heaps[local]
+            while heap:
+                task = heapq.heappop(heap)[3]
+                popped.append(local)
+                if tick > task[_DEADLINE] + grace:
+                    expired.append((local, task))
+                    continue
+                got.append(local)
+                tasks.append(task)
+                break
+        np.subtract.at(self.length, np.asarray(popped, dtype=np.intp), 1)
+        return got, tasks, expired
+
     def peek(self, local: int) -> TaskTuple:
         return self._heaps[local][0][3]
 
