@@ -112,8 +112,8 @@ class AgentGroup:
         spend = np.zeros(len(self.dir.dept_ids), dtype=np.int64)
 
         cycle.enter(LoopPhase.perceive)
-        asks_for = self._perceive(tick, inbox, ev, out, results)
-        helping = self._answer_help(asks_for, ev, out)
+        asks = self._perceive(tick, inbox, ev, out, results)
+        helping = self._answer_help(asks, ev, out)
 
         cycle.enter(LoopPhase.evaluate)
         rows = np.nonzero((self.state == WorkState.working) & ~helping)[0]
@@ -153,8 +153,9 @@ class AgentGroup:
 
     # ---- perceive -------------------------------------------------------------------------
     def _perceive(self, tick: int, inbox: np.ndarray, ev: EventBuffer, out: MessageBuffer,
-                  results: ResultBuffer) -> dict[int, list[tuple[int, int, int]]]:
-        asks_for: dict[int, list[tuple[int, int, int]]] = {}
+                  results: ResultBuffer) -> np.ndarray:
+        """Take in the inbox (ordered by destination, then sender); returns the help requests."""
+        asks = np.zeros(0, dtype=MESSAGE_DTYPE)
         if len(inbox):
             kind = inbox["kind"]
             carrying = carries_task(inbox)
@@ -162,15 +163,11 @@ class AgentGroup:
                 batch = take(inbox, carrying)
                 self.queues.push_many((batch["dst"] - self.lo).tolist(),
                                       task_fields_of(batch).tolist())
-            ask = take(inbox, kind == MessageKind.ask)
-            for src, dst, task, skill in zip(ask["src"].tolist(), ask["dst"].tolist(),
-                                             ask["t_task"].tolist(), ask["t_skill"].tolist(),
-                                             strict=True):
-                asks_for.setdefault(dst - self.lo, []).append((src, task, skill))
+            asks = take(inbox, kind == MessageKind.ask)
             self._receive_replies(take(inbox, kind == MessageKind.reply))
         self._approvals(tick, ev, out, results)
         self._take_next(tick, ev, results)
-        return asks_for
+        return asks
 
     def _receive_replies(self, reply: np.ndarray) -> None:
         """A reply to the agent's open help request lifts its competence for the task."""
@@ -243,26 +240,24 @@ class AgentGroup:
         self.started[idx] = tick
         ev.add(EventKind.task_started, self.global_ids[idx], self.cur["task"][idx])
 
-    def _answer_help(self, asks_for: dict[int, list[tuple[int, int, int]]], ev: EventBuffer,
-                     out: MessageBuffer) -> np.ndarray:
-        """Helpers answer every request they got; it costs them this tick's own work."""
+    def _answer_help(self, asks: np.ndarray, ev: EventBuffer, out: MessageBuffer) -> np.ndarray:
+        """Helpers answer every request they got (in order of helper, then of arrival); it
+        costs them this tick's own work."""
         helping = np.zeros(self.hi - self.lo, dtype=bool)
-        rows = []
-        for local in sorted(asks_for):
-            helping[local] = True
-            for asker, task, skill in asks_for[local]:
-                strength = float(self.skills[local, skill] + SENIORITY_BONUS[self.seniority[local]])
-                rows.append((self.lo + local, asker, task, skill, strength))
-                self.stats["helps_given"][local] += 1
-        if rows:
-            msgs = np.zeros(len(rows), dtype=MESSAGE_DTYPE)
-            cols = [np.array(c) for c in zip(*rows, strict=True)]
-            msgs["src"], msgs["dst"], msgs["t_task"] = cols[0], cols[1], cols[2]
-            msgs["t_skill"], msgs["value"] = cols[3], cols[4]
-            msgs["kind"] = MessageKind.reply
-            out.add(msgs)
-            ev.add(EventKind.help_given, msgs["src"], msgs["t_task"], target=msgs["dst"],
-                   value=msgs["value"])
+        if not len(asks):
+            return helping
+        asks = take(asks, np.argsort(asks["dst"], kind="stable"))
+        local, skill = asks["dst"] - self.lo, asks["t_skill"]
+        helping[local] = True
+        np.add.at(self.stats["helps_given"], local, 1)
+        msgs = np.zeros(len(asks), dtype=MESSAGE_DTYPE)
+        msgs["src"], msgs["dst"], msgs["t_task"] = asks["dst"], asks["src"], asks["t_task"]
+        msgs["t_skill"] = skill
+        msgs["value"] = self.skills[local, skill] + SENIORITY_BONUS[self.seniority[local]]
+        msgs["kind"] = MessageKind.reply
+        out.add(msgs)
+        ev.add(EventKind.help_given, msgs["src"], msgs["t_task"], target=msgs["dst"],
+               value=msgs["value"])
         return helping
 
     # ---- evaluate / plan -------------------------------------------------------------------
