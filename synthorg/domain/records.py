@@ -83,6 +83,11 @@ def take(rows: np.ndarray, index: np.ndarray) -> np.ndarray:
     return rows.view(_opaque(rows.dtype))[index].view(rows.dtype)
 
 
+def record_bytes(rows: np.ndarray) -> list[bytes]:
+    """Each record of a structured array as its bytes (a C loop)."""
+    return rows.view(_opaque(rows.dtype)).tolist()
+
+
 def join(parts: list[np.ndarray], dtype: np.dtype) -> np.ndarray:
     """`np.concatenate(parts)` for structured arrays of `dtype`, copied record by record."""
     if not parts:

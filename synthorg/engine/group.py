@@ -32,7 +32,7 @@ from synthorg.domain.records import (
 )
 from synthorg.domain.rng import Stream, uniform
 from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
-from synthorg.engine.queues import FIELD, TaskQueues, TaskTuple
+from synthorg.engine.queues import TaskQueues
 from synthorg.loop.deterministic import (
     BudgetConstraint,
     DeadlineReviser,
@@ -46,8 +46,6 @@ from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
-_DIFFICULTY, _TASK_ID = FIELD["difficulty"], FIELD["task"]
-_TYPE, _SKILL = FIELD["type"], FIELD["skill"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,8 +159,7 @@ class AgentGroup:
             carrying = carries_task(inbox)
             if carrying.any():
                 batch = take(inbox, carrying)
-                self.queues.push_many((batch["dst"] - self.lo).tolist(),
-                                      task_fields_of(batch).tolist())
+                self.queues.push_many(batch["dst"] - self.lo, task_fields_of(batch))
             asks = take(inbox, kind == MessageKind.ask)
             self._receive_replies(take(inbox, kind == MessageKind.reply))
         self._approvals(tick, ev, out, results)
@@ -222,12 +219,12 @@ class AgentGroup:
         grace = self.cfg.policies.work.deadline_grace_ticks
         ready = np.nonzero((self.state == WorkState.idle) & (self.queues.length > 0))[0]
         started, tasks, expired = self.queues.pop_next(ready.tolist(), tick, grace)
-        for local, task in expired:
-            self._record_failure(local, task, tick, FailReason.expired, ev, results)
+        for local, task_id in expired:
+            self._record_failure(local, task_id, tick, FailReason.expired, ev, results)
         if not started:
             return
         idx = np.array(started, dtype=np.intp)
-        self.cur[idx] = np.array(tasks, dtype=TASK_DTYPE)
+        self.cur[idx] = tasks
         check_work_transition(self.state[idx], WorkState.working)
         self.state[idx] = WorkState.working
         for arr in (self.progress, self.quality_sum, self.help_bonus, self.guidance):
@@ -290,25 +287,25 @@ class AgentGroup:
         for local in self.heads_here:
             if self.queues.length[local] <= collab.delegate_queue_threshold:
                 continue
-            top = self.queues.peek(local)
-            if top[_DIFFICULTY] > collab.delegate_max_difficulty:
+            top = self.queues.peek(local)[0]
+            if top["difficulty"] > collab.delegate_max_difficulty:
                 continue
             head = self.lo + local
-            cands = self.dir.handlers.get((int(self.dept[local]), int(top[_TYPE])))
+            cands = self.dir.handlers.get((int(self.dept[local]), int(top["type"])))
             if cands is None:
                 continue
             cands = cands[cands != head]
             if not len(cands):
                 continue
-            skill = self.dir.skills[cands, int(top[_SKILL])]
+            skill = self.dir.skills[cands, int(top["skill"])]
             target = int(cands[np.argmin(loads[cands] - skill * 1e-3)])
             task = self.queues.pop(local)
             msg = np.zeros(1, dtype=MESSAGE_DTYPE)
-            self._fill_task(msg, np.array([task], dtype=TASK_DTYPE))
+            self._fill_task(msg, task)
             msg["src"], msg["dst"], msg["kind"] = head, target, MessageKind.delegate
             out.add(msg)
             self.stats["delegated"][local] += 1
-            ev.add_one(EventKind.message_sent, head, int(task[_TASK_ID]), target,
+            ev.add_one(EventKind.message_sent, head, int(task["task"][0]), target,
                        float(MessageKind.delegate))
 
     # ---- filter -----------------------------------------------------------------------------
@@ -448,10 +445,9 @@ class AgentGroup:
                    amount=rows["cost_micro"])
         self.stats["cost"][local] += rows["cost_micro"]
 
-    def _record_failure(self, local: int, task: TaskTuple, tick: int, reason: FailReason,
+    def _record_failure(self, local: int, tid: int, tick: int, reason: FailReason,
                         ev: EventBuffer, results: ResultBuffer) -> None:
         """A queued task that fails before it starts (expired in the queue)."""
-        tid = int(task[_TASK_ID])
         results.add_one((tid, self.lo + local, TaskStatus.failed, reason, tick, tick, 0.0, 0, 0, 0))
         self.stats["failed"][local] += 1
         ev.add_one(EventKind.task_failed, self.lo + local, tid, int(reason))

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 import synthorg
 from synthorg.cli.app import app
+from synthorg.sim.checkpoint import FORMAT
 from tests.conftest import ENTERPRISE, STARTUP
 
 runner = CliRunner()
@@ -101,11 +102,13 @@ def test_corrupted_checkpoint_is_reported(tmp_path):
     latest.write_bytes(b"garbage")
     r = runner.invoke(app, ["resume", str(out)])
     assert r.exit_code == 2 and "not a synthorg checkpoint" in r.output
-    older = blob.replace(b'"format": 4', b'"format": 3', 1)  # a checkpoint of an older synthorg
+    # a checkpoint of an older synthorg
+    older = blob.replace(f'"format": {FORMAT}'.encode(), f'"format": {FORMAT - 1}'.encode(), 1)
     assert older != blob
     latest.write_bytes(bytes(older))
     r = runner.invoke(app, ["resume", str(out)])
-    assert r.exit_code == 2 and "checkpoint format 3 is not supported" in " ".join(r.output.split())
+    assert r.exit_code == 2
+    assert f"checkpoint format {FORMAT - 1} is not supported" in " ".join(r.output.split())
 
 
 @pytest.mark.ray

@@ -3,28 +3,45 @@ idle agent takes the best task still live and drops the expired ones above it.""
 
 from __future__ import annotations
 
-from synthorg.engine.queues import FIELD, TaskQueues
+import numpy as np
+
+from synthorg.domain.records import TASK_DTYPE
+from synthorg.engine.queues import TaskQueues
 
 
-def _task(task: int, priority: int, deadline: int) -> tuple:
-    row = [0] * len(FIELD)
-    row[FIELD["task"]], row[FIELD["priority"]], row[FIELD["deadline"]] = task, priority, deadline
-    return tuple(row)
+def _tasks(*rows: tuple[int, int, int]) -> np.ndarray:
+    """(task id, priority, deadline) per row; the other fields tell the rows apart."""
+    tasks = np.zeros(len(rows), dtype=TASK_DTYPE)
+    tasks["task"], tasks["priority"], tasks["deadline"] = np.array(rows).T
+    tasks["effort"] = tasks["task"] * 1.5
+    tasks["skill"] = tasks["task"] + 100
+    return tasks
 
 
 def test_agents_take_their_best_live_task_and_drop_the_expired_above_it():
     queues = TaskQueues(4)
-    queues.push_many([0, 0, 0, 1, 1, 3], [
-        _task(1, priority=1, deadline=50),
-        _task(2, priority=3, deadline=5),   # best for agent 0, but expired at tick 10
-        _task(3, priority=3, deadline=40),  # then this one
-        _task(4, priority=2, deadline=3),   # agent 1 has only expired tasks
-        _task(5, priority=2, deadline=2),
-        _task(6, priority=0, deadline=9),   # live at tick 10 within the grace of 1 tick
-    ])
+    queues.push_many(np.array([0, 0, 0, 1, 1, 3]), _tasks(
+        (1, 1, 50),
+        (2, 3, 5),  # best for agent 0, but expired at tick 10
+        (3, 3, 40),  # so agent 0 takes this one
+        (4, 2, 3),  # agent 1 has only expired tasks
+        (5, 2, 2),
+        (6, 0, 9),  # live at tick 10 within the grace of 1 tick
+    ))
     got, tasks, expired = queues.pop_next([0, 1, 2, 3], tick=10, grace=1)
     assert got == [0, 3]
-    assert [t[FIELD["task"]] for t in tasks] == [3, 6]
-    assert [(agent, t[FIELD["task"]]) for agent, t in expired] == [(0, 2), (1, 5), (1, 4)]
+    assert tasks.dtype == TASK_DTYPE and tasks["task"].tolist() == [3, 6]
+    assert tasks["effort"].tolist() == [4.5, 9.0] and tasks["skill"].tolist() == [103, 106]
+    assert expired == [(0, 2), (1, 5), (1, 4)]
     assert queues.length.tolist() == [1, 0, 0, 0]
     assert queues.task_ids() == [1]
+
+
+def test_peek_leaves_the_best_task_that_pop_then_takes():
+    queues = TaskQueues(1)
+    queues.push_many(np.array([0, 0, 0]), _tasks((7, 1, 30), (8, 1, 20), (9, 0, 10)))
+    assert queues.peek(0)["task"].tolist() == [8] and queues.length.tolist() == [3]
+    top = queues.pop(0)
+    assert top.dtype == TASK_DTYPE and top["task"].tolist() == [8]
+    assert top["skill"].tolist() == [108]
+    assert queues.length.tolist() == [2] and sorted(queues.task_ids()) == [7, 9]
