@@ -22,8 +22,10 @@ from synthorg.sim.claims import RoutingClaims
 from synthorg.sim.hosts import Exchange, GroupHost, StepTiming
 
 # On the shm pipeline one group draws each tick's arrivals (about 2 % of a step at 10,000
-# agents, the same in every host) and hands them over with its output of the tick before.
+# agents, the same in every host) and hands them over with its output of the tick before,
+# and one rings the driver's doorbell once every group has published a tick it listens for.
 DRAWER = 0
+RINGER = 0
 NO_ARRIVALS = np.zeros(0, dtype=TASK_DTYPE)
 
 
@@ -147,10 +149,11 @@ class AgentGroupActor:
         self._keep_shares([(o[i], o[n], o[n + 1]) for o in outputs])
         return time.time(), self._host.timing
 
-    def run(self, first: int, route: np.ndarray) -> int:
+    def run(self, first: int, route: np.ndarray, ring_every: int = 1) -> int:
         """Step ticks `first`, `first` + 1, ... as the driver releases them, exchanging each
         tick's output with the other groups through shared memory (the `shm` pipeline), until
-        the driver says stop; returns the next tick to step."""
+        the driver says stop; returns the next tick to step. The ringer rings for the ticks
+        that are multiples of `ring_every`."""
         box, board = self._box, self._board
         if box is None or board is None:
             raise RuntimeError("this group was not made for the shm pipeline")
@@ -169,8 +172,8 @@ class AgentGroupActor:
             if i != DRAWER:
                 self._host.expect_arrivals(tick + 1, shares[DRAWER].ahead)
             self._keep_shares(shares)
-            if self._ringer:
-                self._ringer.ring(tick)
+            if self._ringer and i == RINGER and tick % ring_every == 0:
+                self._ringer.ring(tick)  # every group has published `tick`
             tick += 1
         return tick
 

@@ -4,7 +4,7 @@ exchange; the pipelines differ in how that exchange travels.
 
 - `ShmPipeline`, for groups on one machine: each group steps tick after tick in one long
   call, exchanging outputs through files in /dev/shm and FIFOs (actors/shm.py); the driver
-  only releases ticks and listens for its doorbell. About 0.25 ms from the last group's
+  only releases ticks and listens for its doorbell, every few ticks. About 0.25 ms from the last group's
   step to the next tick's first on a 2-core machine, and a group waiting for the others
   blocks instead of spinning. A group in its run of ticks answers no other call, so the
   driver stops the run (`settle`) before it asks the groups anything.
@@ -18,8 +18,8 @@ exchange; the pipelines differ in how that exchange travels.
 - `TaskPipeline`, for any number of groups: ordinary actor calls whose outputs stay in
   object refs; tick t+1's calls are submitted while tick t runs.
 
-All keep one tick queued behind the running one and report a lost actor as
-`ActorCrashed`, so the run rolls back to its last good state.
+All keep ticks queued behind the running one (the shm pipeline a few, the others one) and
+report a lost actor as `ActorCrashed`, so the run rolls back to its last good state.
 """
 
 from __future__ import annotations
@@ -77,30 +77,34 @@ class TaskPipeline:
 
 
 class ShmPipeline:
-    DEPTH = 1  # ticks released ahead of the one the driver waits for
+    # The driver hears of every BATCH-th tick only (one group rings, when every group has
+    # published it) and releases ticks up to BATCH ahead of the last it heard of: each of
+    # its wake-ups takes a core from a group for a moment, so one every few ticks, not
+    # three a tick.
+    BATCH = 4
     PATIENCE = 1.0  # seconds to wait for the doorbell before looking for a failed group
 
     def __init__(self, groups: list[Any], initial: Exchange, placement: HomePlacement,
                  links: ShmLinks, bell: Doorbell) -> None:
         self._groups = groups
         self._route = placement.assign()  # fixed: groups on one machine claim routing
-        self._bell = bell
+        self._bell = bell  # rung by one group (RINGER in actors/hosts.py)
         self._boxes = [open_mailbox(links.prefix, g) for g in range(len(groups))]
         self._running: list[ray.ObjectRef] = []  # every group's `run`, while one goes on
-        self._pending: deque[int] = deque()  # ticks released but not yet waited for
+        self._first = 0  # the first tick of the run of ticks going on
         self.restore(initial)
 
     def submit(self, tick: int) -> None:
         if not self._running:
-            self._running = [g.run.remote(tick, self._route) for g in self._groups]
+            self._first = tick
+            self._running = [g.run.remote(tick, self._route, self.BATCH) for g in self._groups]
         for fd in self._boxes:
             post(fd, GO, tick)
-        self._pending.append(tick)
-        if len(self._pending) > self.DEPTH:
-            oldest = self._pending.popleft()
-            # a failed group never rings, and the others wait for it forever
-            while not self._bell.wait(oldest, self.PATIENCE):
-                self._raise_if_stopped(oldest)
+        heard = tick - self.BATCH
+        if tick % self.BATCH == 0 and heard >= self._first:
+            # a failed group never publishes, and the others wait for it forever
+            while not self._bell.wait(heard, self.PATIENCE):
+                self._raise_if_stopped(heard)
 
     def settle(self) -> Exchange:
         if self._running:
@@ -108,7 +112,6 @@ class ShmPipeline:
                 post(fd, STOP, -1)
             while self._running:
                 self._raise_if_stopped(-1, timeout=None)
-            self._pending.clear()
         return kept_inputs(self._groups)
 
     def restore(self, exchange: Exchange) -> None:

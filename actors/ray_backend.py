@@ -111,7 +111,9 @@ class RayBackend:
         # wakes the driver on the ringing group's core (a "sync" wake-up) even when another
         # core is idle; the shm pipeline has no other way to hear of a finished tick
         ring = kind == "shm" or (alone and kind == "graph" and len(bounds) >= cpus)
-        self.bell = Doorbell(self.scratch.path("bell"), len(bounds)) if ring else None
+        # on the shm pipeline one group rings for all (actors/hosts.py: RINGER)
+        ringers = 1 if kind == "shm" else len(bounds)
+        self.bell = Doorbell(self.scratch.path("bell"), ringers) if ring else None
         self.shm = ShmLinks(self.scratch.path("shm"), len(bounds)) if kind == "shm" else None
         self.writer = None if alone else LedgerWriter.options(  # type: ignore[attr-defined]
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))

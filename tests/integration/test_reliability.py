@@ -154,12 +154,12 @@ def test_a_group_failing_in_its_run_of_ticks_is_reported_not_waited_for(ray_sess
         def keep(self, *arrays: np.ndarray) -> None:
             pass
 
-        def run(self, first: int, route: np.ndarray) -> int:
+        def run(self, first: int, route: np.ndarray, ring_every: int) -> int:
             raise ValueError(f"a bug at tick {first}")
 
     bounds = [(0, 4), (4, 8)]
     links = ShmLinks(tmp_path / "links", len(bounds))
-    bell = Doorbell(tmp_path / "bell", len(bounds))
+    bell = Doorbell(tmp_path / "bell", 1)
 
     class Route:
         def assign(self) -> np.ndarray:
@@ -170,7 +170,7 @@ def test_a_group_failing_in_its_run_of_ticks_is_reported_not_waited_for(ray_sess
     t0 = time.monotonic()
     try:
         with pytest.raises(ray.exceptions.RayTaskError, match="a bug at tick 0"):
-            for tick in range(5):
+            for tick in range(3 * ShmPipeline.BATCH):  # the driver listens every BATCH ticks
                 pipeline.submit(tick)
     finally:
         pipeline.close()
