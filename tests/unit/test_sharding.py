@@ -59,6 +59,7 @@ def test_split_then_merge_orders_by_destination_then_sender(dsts, cut_points):
     edges = np.r_[0, starts, 30]
     for g, part in enumerate(parts):
         assert ((part["dst"] >= edges[g]) & (part["dst"] < edges[g + 1])).all()
+        assert (np.diff(part["seq"]) > 0).all()  # in the order they were sent
         merged = merge_inbox([part[len(part) // 2:], part[:len(part) // 2]])  # out of order
         assert [tuple(r) for r in merged[["dst", "src", "seq"]].tolist()] == sorted(
             tuple(r) for r in part[["dst", "src", "seq"]].tolist())
