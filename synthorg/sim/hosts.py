@@ -41,7 +41,7 @@ from synthorg.org.workload import WorkloadGenerator, creation_events
 from synthorg.secops.rules import RuleEngine
 from synthorg.sim.claims import CLAIMED, RoutingClaims, claim_order
 
-MASKED_SPLIT_GROUPS = 3  # split by masks below this many group starts (2-3 groups)
+MASKED_SPLIT_MAX_GROUPS = 3  # up to this many groups, a pass per group beats a sort
 
 
 def group_starts(bounds: Sequence[tuple[int, int]]) -> np.ndarray:
@@ -54,7 +54,7 @@ def split_by_group(msgs: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
     if not len(starts):
         return [msgs]
     dest = np.searchsorted(starts, msgs["dst"], side="right")
-    if len(starts) < MASKED_SPLIT_GROUPS:  # a pass per group beats a sort for 2 or 3 groups
+    if len(starts) + 1 <= MASKED_SPLIT_MAX_GROUPS:
         return [take(msgs, dest == g) for g in range(len(starts) + 1)]
     order = np.argsort(dest, kind="stable")
     cuts = np.searchsorted(dest[order], np.arange(1, len(starts) + 1))
