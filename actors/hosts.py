@@ -149,7 +149,7 @@ class AgentGroupActor:
         self._keep_shares([(o[i], o[n], o[n + 1]) for o in outputs])
         return time.time(), self._host.timing
 
-    def run(self, first: int, route: np.ndarray, ring_every: int = 1) -> int:
+    def run(self, first: int, route: np.ndarray, ring_every: int) -> int:
         """Step ticks `first`, `first` + 1, ... as the driver releases them, exchanging each
         tick's output with the other groups through shared memory (the `shm` pipeline), until
         the driver says stop; returns the next tick to step. The ringer rings for the ticks

@@ -6,8 +6,8 @@ exchange; the pipelines differ in how that exchange travels.
   call, exchanging outputs through files in /dev/shm and FIFOs (actors/shm.py); the driver
   only releases ticks and listens for its doorbell, every few ticks. About 0.25 ms from
   the last group's step to the next tick's first on a 2-core machine, and a group waiting
-  for the others blocks instead of spinning. A group in its run of ticks answers no other call, so the
-  driver stops the run (`settle`) before it asks the groups anything.
+  for the others blocks instead of spinning. A group in its run of ticks answers no other
+  call, so the driver stops the run (`settle`) before it asks the groups anything.
 - `GraphPipeline`, for a few groups on any nodes: a Ray compiled graph. Each tick is one
   execution of a fixed graph (every group `advance`s, then every group `receive`s every
   output and keeps its part) over shared-memory channels: about 1 ms of hand-over on a

@@ -18,10 +18,9 @@ from synthorg.domain.records import TASK_DTYPE, record_bytes
 _Entry = tuple[int, int, int, bytes]
 
 
-def _records(data: bytes | list[bytes]) -> np.ndarray:
+def _records(records: list[bytes]) -> np.ndarray:
     """TASK_DTYPE rows from record bytes (writable: the caller owns them)."""
-    joined = data if isinstance(data, bytes) else b"".join(data)
-    return np.frombuffer(joined, dtype=TASK_DTYPE).copy()
+    return np.frombuffer(b"".join(records), dtype=TASK_DTYPE).copy()
 
 
 class TaskQueues:
@@ -42,7 +41,7 @@ class TaskQueues:
     def pop(self, local: int) -> np.ndarray:
         """The agent's best task, as a one-row TASK_DTYPE array."""
         self.length[local] -= 1
-        return _records(heapq.heappop(self._heaps[local])[3])
+        return _records([heapq.heappop(self._heaps[local])[3]])
 
     def pop_next(self, locals_: list[int], tick: int, grace: int
                  ) -> tuple[list[int], np.ndarray, list[tuple[int, int]]]:
@@ -72,7 +71,7 @@ class TaskQueues:
 
     def peek(self, local: int) -> np.ndarray:
         """The agent's best task, left in the queue, as a one-row TASK_DTYPE array."""
-        return _records(self._heaps[local][0][3])
+        return _records([self._heaps[local][0][3]])
 
     def task_ids(self) -> list[int]:
         return [entry[2] for heap in self._heaps for entry in heap]
