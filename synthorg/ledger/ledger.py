@@ -158,11 +158,10 @@ class LedgerShard:
         """One tick's rows from this shard: events sorted by (actor, seq)."""
         created = np.zeros(0, TASK_DTYPE) if created is None else created
         t = self._totals
-        for stream, rows in enumerate((events, results, created)):
-            if len(rows):
-                with np.errstate(over="ignore"):
-                    t.fingerprint += fingerprint(rows, stream)
-                t.rows[stream] += len(rows)
+        streams = (events, results, created)
+        with np.errstate(over="ignore"):
+            t.fingerprint += fingerprint(dict(enumerate(streams)))
+        t.rows += [len(rows) for rows in streams]
         t.event_counts += np.bincount(events["kind"].astype(np.intp), minlength=len(EventKind))
         sent = events["value"][events["kind"] == EventKind.message_sent].astype(np.intp)
         t.message_kinds += np.bincount(sent, minlength=_MESSAGE_KINDS)[:_MESSAGE_KINDS]

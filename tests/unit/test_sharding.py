@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import synthorg
-from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE
+from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, RESULT_DTYPE, TASK_DTYPE
 from synthorg.ledger.fingerprint import fingerprint
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.backend import expected_work, group_bounds
@@ -33,18 +33,37 @@ def test_fingerprint_adds_up_over_any_partition(n, cuts, seed):
     total = np.zeros(2, np.uint64)
     with np.errstate(over="ignore"):
         for p in parts:
-            total += fingerprint(p, 0)
-    assert (total == fingerprint(rows, 0)).all()
+            total += fingerprint({0: p})
+    assert (total == fingerprint({0: rows})).all()
 
 
 def test_fingerprint_sees_every_byte_and_the_stream():
     rows = _events(100, 1)
-    base = fingerprint(rows, 0)
+    base = fingerprint({0: rows})
     changed = rows.copy()
     changed["value"][37] = np.nextafter(changed["value"][37], 2.0)
-    assert (fingerprint(changed, 0) != base).all()
-    assert (fingerprint(rows[:-1], 0) != base).all()
-    assert (fingerprint(rows, 1) != base).all()
+    assert (fingerprint({0: changed}) != base).all()
+    assert (fingerprint({0: rows[:-1]}) != base).all()
+    assert (fingerprint({1: rows}) != base).all()
+
+
+
+@given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 60), st.integers(0, 2**16))
+def test_fingerprint_of_streams_together_is_the_sum_of_each_alone(ne, nr, nt, seed):
+    """Records of different lengths (events 6 words, results and tasks 7) share one pass."""
+    rng = np.random.default_rng(seed)
+    streams = {0: _events(ne, seed), 1: _random_rows(rng, nr, RESULT_DTYPE),
+               2: _random_rows(rng, nt, TASK_DTYPE)}
+    alone = np.zeros(2, np.uint64)
+    with np.errstate(over="ignore"):
+        for s, rows in streams.items():
+            alone += fingerprint({s: rows})
+    assert (fingerprint(streams) == alone).all()
+
+
+def _random_rows(rng: np.random.Generator, n: int, dtype: np.dtype) -> np.ndarray:
+    return np.frombuffer(rng.bytes(n * dtype.itemsize), dtype=np.dtype((np.void, dtype.itemsize))
+                         ).view(dtype).copy()
 
 
 @given(st.lists(st.integers(0, 29), max_size=60), st.lists(st.integers(1, 29), max_size=4))
