@@ -9,6 +9,7 @@ The workload's draws (every group host makes the same ones) use `numpy.random.Ge
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import IntEnum
 
 import numpy as np
@@ -20,6 +21,8 @@ _AGENT_MUL = np.uint64(0xD6E8FEB86659FD93)
 _TICK_MUL = np.uint64(0xA0761D6478BD642F)
 _S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
 _TO_UNIT = 1.0 / float(1 << 53)
+_MASK = (1 << 64) - 1
+_TICK, _GOLDEN_INT = int(_TICK_MUL), int(_GOLDEN)
 
 
 class Stream(IntEnum):
@@ -45,12 +48,18 @@ def _mix(x: np.ndarray) -> np.ndarray:
 
 def uniform(key: np.uint64, agents: np.ndarray, tick: int, stream: Stream) -> np.ndarray:
     """One uniform [0, 1) float per agent index, reproducible from the arguments alone."""
+    return uniforms(key, agents, tick, (stream,))[0]
+
+
+def uniforms(key: np.uint64, agents: np.ndarray, tick: int, streams: Sequence[Stream]
+             ) -> np.ndarray:
+    """`uniform` for several streams at once, one row per stream: the same numbers, for
+    the numpy calls of one draw (each costs microseconds whatever its length)."""
+    # the part of the counter that does not depend on the agent, in Python's exact ints
+    salts = [((tick * _TICK + int(s) * _GOLDEN_INT) & _MASK) ^ int(key) for s in streams]
     with np.errstate(over="ignore"):
-        counter = (
-            agents.astype(np.uint64) * _AGENT_MUL
-            ^ (np.uint64(tick) * _TICK_MUL + np.uint64(int(stream)) * _GOLDEN)
-        )
-        bits = _mix(_mix(counter ^ key) + _GOLDEN)
+        counter = agents.astype(np.uint64) * _AGENT_MUL ^ np.array(salts, np.uint64)[:, None]
+        bits = _mix(_mix(counter) + _GOLDEN)
     return (bits >> _S11).astype(np.float64) * _TO_UNIT
 
 

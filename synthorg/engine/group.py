@@ -30,7 +30,7 @@ from synthorg.domain.records import (
     take,
     task_fields_of,
 )
-from synthorg.domain.rng import Stream, uniform
+from synthorg.domain.rng import Stream, uniform, uniforms
 from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
 from synthorg.engine.queues import TaskQueues
 from synthorg.loop.deterministic import (
@@ -41,7 +41,7 @@ from synthorg.loop.deterministic import (
     task_quality,
 )
 from synthorg.loop.phases import LoopCycle, LoopPhase, check_work_transition
-from synthorg.loop.protocols import Evaluation, Plan, WorkBatch
+from synthorg.loop.protocols import BATCH_STREAMS, Evaluation, Plan, WorkBatch
 from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
@@ -96,7 +96,7 @@ class AgentGroup:
         heads = directory.dept_head
         self.heads_here = [int(h) - lo for h in heads if lo <= h < hi]
         p = config.policies
-        self.evaluator = SeededEvaluator(key, p)
+        self.evaluator = SeededEvaluator(p)
         self.reviser = DeadlineReviser(p)
         self.constraints = BudgetConstraint(p, directory.dept_budget_micro)
 
@@ -260,12 +260,14 @@ class AgentGroup:
     # ---- evaluate / plan -------------------------------------------------------------------
     def _batch(self, tick: int, rows: np.ndarray) -> WorkBatch:
         tasks = take(self.cur, rows)
+        agents = self.global_ids[rows]
         return WorkBatch(
-            tick=tick, agents=self.global_ids[rows], seniority=self.seniority[rows],
+            tick=tick, agents=agents, seniority=self.seniority[rows],
             dept=self.dept[rows], skill=self.skills[rows, tasks["skill"]], tasks=tasks,
             progress=self.progress[rows], asks=self.asks[rows], help_bonus=self.help_bonus[rows],
             guidance=self.guidance[rows], rushed=self.rushed[rows],
             wait_streak=self.wait_streak[rows], queue_len=self.queues.length[rows],
+            draws=uniforms(self.key, agents, tick, BATCH_STREAMS),
         )
 
     def _helper_choice(self, batch: WorkBatch) -> np.ndarray:
@@ -273,7 +275,7 @@ class AgentGroup:
         cands = self.dir.helpers[batch.dept, batch.tasks["skill"]]
         valid = (cands >= 0) & (cands != batch.agents[:, None])
         count = valid.sum(axis=1)
-        u = uniform(self.key, batch.agents, batch.tick, Stream.helper)
+        u = batch.draw(Stream.helper)
         pick = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
         # position of the pick-th valid candidate in each row
         rank = np.cumsum(valid, axis=1) - 1
@@ -352,7 +354,7 @@ class AgentGroup:
         tool = batch.tasks["tool"][work]
         tool_cost = self.dir.tool_cost_micro[tool]
         self.progress[w] += evaluation.rate[work]
-        self.quality_sum[w] += task_quality(self.key, batch, evaluation)[work]
+        self.quality_sum[w] += task_quality(batch, evaluation)[work]
         self.worked[w] += 1
         self.cost[w] += tool_cost
         self.stats["tool_calls"][w] += 1

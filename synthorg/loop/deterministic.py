@@ -11,7 +11,7 @@ import numpy as np
 from synthorg.config.models import Policies
 from synthorg.domain.decision import decide_many
 from synthorg.domain.enums import ActionKind, DecisionType, Priority
-from synthorg.domain.rng import Stream, uniform
+from synthorg.domain.rng import Stream
 from synthorg.loop.protocols import Evaluation, Plan, WorkBatch
 from synthorg.org.directory import SENIORITY_BONUS
 
@@ -22,14 +22,13 @@ WAIT_CONFIDENCE_GAIN = 0.08
 
 @dataclass(frozen=True)
 class SeededEvaluator:
-    key: np.uint64
     policies: Policies
 
     def evaluate(self, batch: WorkBatch) -> Evaluation:
         competence = (
             batch.skill + SENIORITY_BONUS[batch.seniority] + batch.help_bonus + batch.guidance
         )
-        noise = uniform(self.key, batch.agents, batch.tick, Stream.confidence) - 0.5
+        noise = batch.draw(Stream.confidence) - 0.5
         load = np.minimum(batch.queue_len, 10) * self.policies.work.load_penalty
         confidence = np.clip(
             0.5 + (competence - batch.tasks["difficulty"]) + 0.3 * noise - load
@@ -84,9 +83,9 @@ class BudgetConstraint:
         return (plan.action == ActionKind.call_tool) & over
 
 
-def task_quality(key: np.uint64, batch: WorkBatch, evaluation: Evaluation) -> np.ndarray:
+def task_quality(batch: WorkBatch, evaluation: Evaluation) -> np.ndarray:
     """Quality of one tick of work, in [0, 1]."""
-    noise = uniform(key, batch.agents, batch.tick, Stream.quality) - 0.5
+    noise = batch.draw(Stream.quality) - 0.5
     q = (0.35 + 0.6 * evaluation.competence - 0.3 * batch.tasks["difficulty"] + 0.1 * noise
          - RUSH_QUALITY_COST * batch.rushed)
     return np.clip(q, 0.0, 1.0)

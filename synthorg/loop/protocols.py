@@ -9,6 +9,11 @@ from typing import Protocol
 
 import numpy as np
 
+from synthorg.domain.rng import Stream
+
+# the seeded draws every working agent gets each tick, made together (see `uniforms`)
+BATCH_STREAMS = (Stream.confidence, Stream.helper, Stream.quality)
+
 
 @dataclass(frozen=True, eq=False)
 class WorkBatch:
@@ -27,9 +32,14 @@ class WorkBatch:
     rushed: np.ndarray
     wait_streak: np.ndarray
     queue_len: np.ndarray
+    draws: np.ndarray  # uniform [0, 1): one row per BATCH_STREAMS stream, one column per agent
 
     def __len__(self) -> int:
         return len(self.agents)
+
+    def draw(self, stream: Stream) -> np.ndarray:
+        """Each agent's seeded draw of `stream` (one of BATCH_STREAMS) for this tick."""
+        return self.draws[BATCH_STREAMS.index(stream)]
 
 
 @dataclass(frozen=True, eq=False)

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synthorg.domain.rng import Stream, root_key, uniform, workload_generator
+from synthorg.domain.rng import Stream, root_key, uniform, uniforms, workload_generator
 
 KEY = root_key(42)
 
@@ -51,6 +51,33 @@ def test_grouping_independence_property(agents, tick, stream):
     together = uniform(KEY, arr, tick, stream)
     alone = np.array([uniform(KEY, np.array([a]), tick, stream)[0] for a in agents])
     assert np.array_equal(together, alone)
+
+
+
+def _reference(key: int, agent: int, tick: int, stream: int) -> float:
+    """The generator written out in Python's exact integers, one draw at a time."""
+    mask = (1 << 64) - 1
+
+    def mix(x: int) -> int:
+        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
+        return x ^ (x >> 31)
+
+    counter = ((agent * 0xD6E8FEB86659FD93) & mask) ^ (
+        (tick * 0xA0761D6478BD642F + stream * 0x9E3779B97F4A7C15) & mask)
+    bits = mix((mix(counter ^ key) + 0x9E3779B97F4A7C15) & mask)
+    return (bits >> 11) / float(1 << 53)
+
+
+@settings(max_examples=50, deadline=None)
+@given(agents=st.lists(st.integers(0, 2**31 - 1), min_size=1, max_size=20),
+       tick=st.integers(0, 10**7), streams=st.lists(st.sampled_from(list(Stream)), min_size=1,
+                                                    max_size=4))
+def test_draws_are_the_written_out_generator_for_one_stream_or_several(agents, tick, streams):
+    arr = np.array(agents, dtype=np.int32)
+    want = [[_reference(int(KEY), a, tick, int(s)) for a in agents] for s in streams]
+    assert uniforms(KEY, arr, tick, streams).tolist() == want
+    assert uniform(KEY, arr, tick, streams[0]).tolist() == want[0]
 
 
 def test_different_seeds_ticks_streams_and_agents_differ():
