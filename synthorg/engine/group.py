@@ -71,6 +71,9 @@ class AgentGroup:
         self.dept = directory.agent_dept[lo:hi]
         self.seniority = directory.seniority[lo:hi]
         self.salary = directory.salary_micro[lo:hi]
+        # every agent of a department is paid each tick, busy or not
+        self.payroll = np.zeros(len(directory.dept_ids), dtype=np.int64)
+        np.add.at(self.payroll, self.dept, self.salary)
         self.skills = directory.skills[lo:hi].copy()
         self.state = np.zeros(m, dtype=np.int8)
         self.cur = np.zeros(m, dtype=TASK_DTYPE)
@@ -135,7 +138,7 @@ class AgentGroup:
         cycle.enter(LoopPhase.act)
         busy = self.state != WorkState.idle
         self.cost[busy] += self.salary[busy]
-        np.add.at(spend, self.dept, self.salary)
+        spend += self.payroll
         self._act(tick, rows, batch, evaluation, action, on_tool, helper_choice, ev, out, results,
                   spend)
 

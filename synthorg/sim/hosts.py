@@ -180,8 +180,9 @@ class GroupHost:
             routing[k] = time.perf_counter() - t0
         # descending department index: their sender ids (-1 - dept) ascend, ahead of agents'
         done = [routes[k] for k in sorted(routes, reverse=True)]
-        mine = list(routes)
-        here = np.isin(arrivals["dept"], mine)
+        mine = np.zeros(len(self.departments), dtype=bool)  # a table: np.isin costs ~50 µs
+        mine[list(routes)] = True
+        here = mine[arrivals["dept"]]
         self._unrecorded = (tick, arrivals, here, [r[1] for r in done], [r[2] for r in done], out)
         if not defer_record:
             self.record()
