@@ -117,7 +117,7 @@ class AgentGroup:
         helping = self._answer_help(asks, ev, out)
 
         cycle.enter(LoopPhase.evaluate)
-        rows = np.nonzero((self.state == WorkState.working) & ~helping)[0]
+        rows = np.nonzero((self.state == WorkState.working.value) & ~helping)[0]
         batch = self._batch(tick, rows)
         evaluation = self.evaluator.evaluate(batch)
 
@@ -136,19 +136,19 @@ class AgentGroup:
         action, on_tool = self._filter(batch, plan, dept_spent, secops, ev)
 
         cycle.enter(LoopPhase.act)
-        busy = self.state != WorkState.idle
+        busy = self.state != WorkState.idle.value
         self.cost[busy] += self.salary[busy]
         spend += self.payroll
         self._act(tick, rows, batch, evaluation, action, on_tool, helper_choice, ev, out, results,
                   spend)
 
         cycle.enter(LoopPhase.reflect)
-        acted = rows[action != ActionKind.none]
+        acted = rows[action != ActionKind.none.value]
         self.wait_streak[acted] = 0
         self.turns[rows] += 1
         cycle.finish()
 
-        loads_out = self.queues.length + (self.state != WorkState.idle)
+        loads_out = self.queues.length + (self.state != WorkState.idle.value)
         return GroupTick(out.collect(), loads_out.astype(np.int32), spend, ev.collect(),
                          results.collect())
 
@@ -163,8 +163,8 @@ class AgentGroup:
             if carrying.any():
                 batch = take(inbox, carrying)
                 self.queues.push_many(batch["dst"] - self.lo, task_fields_of(batch))
-            asks = take(inbox, kind == MessageKind.ask)
-            self._receive_replies(take(inbox, kind == MessageKind.reply))
+            asks = take(inbox, kind == MessageKind.ask.value)
+            self._receive_replies(take(inbox, kind == MessageKind.reply.value))
         self._approvals(tick, ev, out, results)
         self._take_next(tick, ev, results)
         return asks
@@ -172,7 +172,7 @@ class AgentGroup:
     def _receive_replies(self, reply: np.ndarray) -> None:
         """A reply to the agent's open help request lifts its competence for the task."""
         local = reply["dst"] - self.lo
-        match = ((self.state[local] == WorkState.waiting_help)
+        match = ((self.state[local] == WorkState.waiting_help.value)
                  & (self.cur["task"][local] == reply["t_task"]))
         got, value = local[match], reply["value"][match]
         strength = (self.skills[got, self.cur["skill"][got]]
@@ -184,7 +184,7 @@ class AgentGroup:
 
     def _approvals(self, tick: int, ev: EventBuffer, out: MessageBuffer,
                    results: ResultBuffer) -> None:
-        due = np.nonzero((self.state == WorkState.blocked) & (self.blocked_until <= tick))[0]
+        due = np.nonzero((self.state == WorkState.blocked.value) & (self.blocked_until <= tick))[0]
         if not len(due):
             return
         policy = self.cfg.policies.approvals
@@ -220,7 +220,7 @@ class AgentGroup:
 
     def _take_next(self, tick: int, ev: EventBuffer, results: ResultBuffer) -> None:
         grace = self.cfg.policies.work.deadline_grace_ticks
-        ready = np.nonzero((self.state == WorkState.idle) & (self.queues.length > 0))[0]
+        ready = np.nonzero((self.state == WorkState.idle.value) & (self.queues.length > 0))[0]
         started, tasks, expired = self.queues.pop_next(ready.tolist(), tick, grace)
         for local, task_id in expired:
             self._record_failure(local, task_id, tick, FailReason.expired, ev, results)
@@ -322,7 +322,7 @@ class AgentGroup:
         blocked = self.constraints.blocked(batch, plan, dept_spent)
         action[blocked] = ActionKind.none
         ev.add(EventKind.budget_blocked, batch.agents[blocked], batch.tasks["task"][blocked])
-        calls_at = np.nonzero(action == ActionKind.call_tool)[0]
+        calls_at = np.nonzero(action == ActionKind.call_tool.value)[0]
         if not len(calls_at):
             return action, on_tool
         calls = np.empty(len(calls_at), dtype=CALL_DTYPE)
@@ -330,16 +330,17 @@ class AgentGroup:
         calls["tool"] = batch.tasks["tool"][calls_at]
         calls["approved"] = self.approved[batch.agents[calls_at] - self.lo]
         verdict, rule = secops.check(calls)
-        denied, escalated = calls_at[verdict == Verdict.deny], calls_at[verdict == Verdict.escalate]
+        denies, escalates = verdict == Verdict.deny.value, verdict == Verdict.escalate.value
+        denied, escalated = calls_at[denies], calls_at[escalates]
         ev.add(EventKind.tool_denied, batch.agents[denied], batch.tasks["task"][denied],
-               target=rule[verdict == Verdict.deny])
+               target=rule[denies])
         ev.add(EventKind.tool_escalated, batch.agents[escalated], batch.tasks["task"][escalated],
-               target=rule[verdict == Verdict.escalate])
+               target=rule[escalates])
         local = batch.agents[denied] - self.lo
         self.denials[local] += 1
         self.stats["denied"][local] += 1
         give_up = self.denials[local] >= self.cfg.policies.work.max_denials_per_task
-        action[denied] = np.where(give_up, ActionKind.fail, ActionKind.none)
+        action[denied] = np.where(give_up, ActionKind.fail.value, ActionKind.none.value)
         action[escalated] = ActionKind.ask_human
         on_tool[escalated] = True
         return action, on_tool
@@ -352,7 +353,7 @@ class AgentGroup:
         ids = batch.agents
         tasks = batch.tasks["task"]
 
-        work = action == ActionKind.call_tool
+        work = action == ActionKind.call_tool.value
         w = rows[work]
         tool = batch.tasks["tool"][work]
         tool_cost = self.dir.tool_cost_micro[tool]
@@ -367,7 +368,7 @@ class AgentGroup:
         self.skills[w, skill] += lr * (1.0 - self.skills[w, skill])
         ev.add(EventKind.tool_call, ids[work], tasks[work], target=tool, amount=tool_cost)
 
-        ask = action == ActionKind.send_message
+        ask = action == ActionKind.send_message.value
         a = rows[ask]
         if len(a):
             msgs = np.zeros(len(a), dtype=MESSAGE_DTYPE)
@@ -381,12 +382,12 @@ class AgentGroup:
             ev.add(EventKind.message_sent, ids[ask], tasks[ask], target=helper_choice[ask],
                    value=float(MessageKind.ask))
 
-        wait = action == ActionKind.none
+        wait = action == ActionKind.none.value
         self.wait_streak[rows[wait]] += 1
         self.stats["waited"][rows[wait]] += 1
         ev.add(EventKind.waited, ids[wait], tasks[wait], value=evaluation.confidence[wait])
 
-        human = action == ActionKind.ask_human
+        human = action == ActionKind.ask_human.value
         h = rows[human]
         if len(h):
             reason = np.where(on_tool[human], ESCALATE_ON_TOOL, ESCALATE_ON_CONFIDENCE)
@@ -397,7 +398,7 @@ class AgentGroup:
             ev.add(EventKind.escalated, ids[human], tasks[human], target=reason,
                    value=evaluation.confidence[human])
 
-        finishing = rows[action == ActionKind.finish]
+        finishing = rows[action == ActionKind.finish.value]
         self._close(finishing, tick, TaskStatus.completed, FailReason.none, ev, results)
         heads = self.dir.dept_head[self.dept[finishing]]
         reporting = finishing[heads != self.global_ids[finishing]]
@@ -410,12 +411,12 @@ class AgentGroup:
             out.add(msgs)
             ev.add(EventKind.message_sent, msgs["src"], msgs["t_task"], target=msgs["dst"],
                    value=float(MessageKind.report))
-        fail = action == ActionKind.fail
+        fail = action == ActionKind.fail.value
         failing = rows[fail]
         why = np.where(self.denials[failing] >= self.cfg.policies.work.max_denials_per_task,
-                       FailReason.denied, FailReason.deadline)
+                       FailReason.denied.value, FailReason.deadline.value)
         self._close(failing, tick, TaskStatus.failed, why, ev, results)
-        done = rows[(action == ActionKind.finish) | fail]
+        done = rows[(action == ActionKind.finish.value) | fail]
         check_work_transition(self.state[done], WorkState.idle)
         self.state[done] = WorkState.idle
 
@@ -476,7 +477,7 @@ class AgentGroup:
 
     # ---- read-outs -------------------------------------------------------------------------
     def open_task_ids(self) -> list[int]:
-        active = self.cur["task"][self.state != WorkState.idle].tolist()
+        active = self.cur["task"][self.state != WorkState.idle.value].tolist()
         return sorted(active + self.queues.task_ids())
 
     def agent_rows(self) -> dict[str, np.ndarray]:

@@ -163,11 +163,11 @@ class LedgerShard:
             t.fingerprint += fingerprint(dict(enumerate(streams)))
         t.rows += [len(rows) for rows in streams]
         t.event_counts += np.bincount(events["kind"].astype(np.intp), minlength=len(EventKind))
-        sent = events["value"][events["kind"] == EventKind.message_sent].astype(np.intp)
+        sent = events["value"][events["kind"] == EventKind.message_sent.value].astype(np.intp)
         t.message_kinds += np.bincount(sent, minlength=_MESSAGE_KINDS)[:_MESSAGE_KINDS]
         status = results["status"]
-        t.completed += int((status == TaskStatus.completed).sum())
-        t.failed += int((status == TaskStatus.failed).sum())
+        t.completed += int((status == TaskStatus.completed.value).sum())
+        t.failed += int((status == TaskStatus.failed.value).sum())
         for name, rows in (("events", events), ("results", results), ("created", created)):
             if len(rows):
                 self._buffers[name].append(rows)

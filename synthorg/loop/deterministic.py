@@ -58,16 +58,16 @@ class ThresholdPlanner:
 
     def plan(self, batch: WorkBatch, evaluation: Evaluation) -> Plan:
         p = self.policies
-        critical = batch.tasks["priority"] == Priority.critical
+        critical = batch.tasks["priority"] == Priority.critical.value
         decision = decide_many(evaluation.confidence, critical, p.decision)
         action = np.full(len(batch), ActionKind.call_tool, dtype=np.int8)
         may_ask = (batch.asks < p.collaboration.max_help_requests_per_task) & self.has_helper
-        action[(decision == DecisionType.investigate) & may_ask] = ActionKind.send_message
-        action[decision == DecisionType.wait] = ActionKind.none
-        action[decision == DecisionType.escalate] = ActionKind.ask_human
+        action[(decision == DecisionType.investigate.value) & may_ask] = ActionKind.send_message
+        action[decision == DecisionType.wait.value] = ActionKind.none
+        action[decision == DecisionType.escalate.value] = ActionKind.ask_human
         action[batch.progress >= batch.tasks["effort"]] = ActionKind.finish
         overdue = batch.tick > batch.tasks["deadline"] + p.work.deadline_grace_ticks
-        action[overdue & (action != ActionKind.finish)] = ActionKind.fail
+        action[overdue & (action != ActionKind.finish.value)] = ActionKind.fail
         return Plan(action=action, decision=decision)
 
 
@@ -80,7 +80,7 @@ class BudgetConstraint:
         if not self.policies.budget.enforce:
             return np.zeros(len(batch), dtype=bool)
         over = dept_spent[batch.dept] >= self.dept_budget_micro[batch.dept]
-        return (plan.action == ActionKind.call_tool) & over
+        return (plan.action == ActionKind.call_tool.value) & over
 
 
 def task_quality(batch: WorkBatch, evaluation: Evaluation) -> np.ndarray:

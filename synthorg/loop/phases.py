@@ -70,16 +70,17 @@ WORK_TRANSITIONS: frozenset[tuple[WorkState, WorkState]] = frozenset(
     }
 )
 
-_ALLOWED = np.zeros((len(WorkState), len(WorkState)), dtype=bool)
+# per target state, whether each state may move to it (indexed by the int8 states directly)
+_ALLOWED_TO = np.zeros((len(WorkState), len(WorkState)), dtype=bool)
 for _a, _b in WORK_TRANSITIONS:
-    _ALLOWED[_a, _b] = True
+    _ALLOWED_TO[_b, _a] = True
 
 
 def check_work_transition(old: np.ndarray, new: WorkState) -> None:
     """Raise if any agent would move from its state in `old` to `new` illegally."""
-    bad = ~_ALLOWED[old.astype(np.intp), int(new)]
-    if bad.any():
-        first = WorkState(int(old[np.argmax(bad)]))
+    allowed = _ALLOWED_TO[int(new)][old]
+    if not allowed.all():
+        first = WorkState(int(old[np.argmin(allowed)]))
         raise LoopTransitionError(f"work state {first.name} -> {new.name} not allowed")
 
 
