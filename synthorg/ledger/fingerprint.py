@@ -13,7 +13,8 @@ forge an additive hash; an accident will not (two 64-bit lanes).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -22,53 +23,65 @@ _SEEDS = np.array([0x9E3779B97F4A7C15, 0xD1B54A32D192ED03], dtype=np.uint64)
 _STREAM_SALT = np.uint64(0x8CB92BA72F3D8DD7)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser, in place on a uint64 array."""
-    z ^= z >> np.uint64(30)
+def _mix(z: np.ndarray, tmp: np.ndarray) -> None:
+    """splitmix64's finaliser, in place on a uint64 array (`tmp`: scratch of its shape)."""
+    np.right_shift(z, _S30, out=tmp)
+    z ^= tmp
     z *= _M1
-    z ^= z >> np.uint64(27)
+    np.right_shift(z, _S27, out=tmp)
+    z ^= tmp
     z *= _M2
-    z ^= z >> np.uint64(31)
-    return z
+    np.right_shift(z, _S31, out=tmp)
+    z ^= tmp
 
 
 def _word_count(dtype: np.dtype) -> int:
     return -(-dtype.itemsize // 8)
 
 
-def fingerprint(streams: Mapping[int, np.ndarray]) -> np.ndarray:
-    """Sum of the hashes of the rows of every stream (stream number -> rows), one uint64
-    per lane; the stream number keeps event, result and task rows of equal bytes apart.
+@functools.cache
+def _padded(size: int, width: int) -> np.dtype:
+    """A record of `size` opaque bytes at the start of `width` zeroed words."""
+    return np.dtype({"names": ["r"], "formats": [np.dtype((np.void, size))], "offsets": [0],
+                     "itemsize": width * 8})
 
-    Rows of all streams go through one loop over their little-endian uint64 words
+
+def fingerprint(streams: Mapping[int, Sequence[np.ndarray]]) -> np.ndarray:
+    """Sum of the hashes of the rows of every stream (stream number -> chunks of rows), one
+    uint64 per lane; the stream number keeps event, result and task rows of equal bytes apart.
+
+    Rows of all streams and chunks go through one loop over their little-endian uint64 words
     (zero-padded): a row's hash depends on its own bytes and stream alone, so this is the
-    sum of each stream's fingerprint on its own, in about a third of the numpy calls (each
-    costs microseconds whatever its length, a fixed cost of every group's tick)."""
+    sum of each row's hash however rows are passed, with the loop's numpy calls (each costs
+    microseconds whatever its length) made once. Each word is a contiguous row of a
+    (words, rows) array, and each lane's state a contiguous row of (lanes, rows)."""
     # longest records first: the rows that still have a word j are a prefix
-    order = sorted((s for s, rows in streams.items() if len(rows)),
-                   key=lambda s: -_word_count(streams[s].dtype))
-    if not order:
+    chunks = sorted(((s, np.ascontiguousarray(rows)) for s, parts in streams.items()
+                     for rows in parts if len(rows)),
+                    key=lambda chunk: -_word_count(chunk[1].dtype))
+    if not chunks:
         return np.zeros(LANES, dtype=np.uint64)
-    n = sum(len(streams[s]) for s in order)
-    width = _word_count(streams[order[0]].dtype)
-    buf = np.zeros((n, width * 8), dtype=np.uint8)
-    h = np.empty((n, LANES), dtype=np.uint64)
+    n = sum(len(rows) for _, rows in chunks)
+    width = _word_count(chunks[0][1].dtype)
+    buf = np.zeros(n * width, dtype="<u8")
+    h = np.empty((LANES, n), dtype=np.uint64)
     having = [0] * width  # per word j: how many rows (a prefix) have it
     at = 0
     with np.errstate(over="ignore"):
-        for s in order:
-            rows = streams[s]
-            size = rows.dtype.itemsize
-            buf[at:at + len(rows), :size] = (
-                np.ascontiguousarray(rows).view(np.uint8).reshape(len(rows), size))
-            h[at:at + len(rows)] = _SEEDS ^ (np.uint64(s + 1) * _STREAM_SALT)
+        for s, rows in chunks:
+            size, words = rows.dtype.itemsize, _word_count(rows.dtype)
+            buf.view(_padded(size, width))["r"][at:at + len(rows)] = rows.view(
+                np.dtype((np.void, size)))
+            h[:, at:at + len(rows)] = (_SEEDS ^ (np.uint64(s + 1) * _STREAM_SALT))[:, None]
             at += len(rows)
-            having[:_word_count(rows.dtype)] = [at] * _word_count(rows.dtype)
-        words = buf.view("<u8")
+            having[:words] = [at] * words
+        by_word = np.ascontiguousarray(buf.reshape(n, width).T)
+        tmp = np.empty_like(h)
         for j, m in enumerate(having):
-            part = h[:m]
-            part ^= words[:m, j:j + 1]
-            _mix(part)
-        return h.sum(axis=0, dtype=np.uint64)
+            lanes = h[:, :m]
+            lanes ^= by_word[j, :m]
+            _mix(lanes, tmp[:, :m])
+        return h.sum(axis=1, dtype=np.uint64)

@@ -33,18 +33,19 @@ def test_fingerprint_adds_up_over_any_partition(n, cuts, seed):
     total = np.zeros(2, np.uint64)
     with np.errstate(over="ignore"):
         for p in parts:
-            total += fingerprint({0: p})
-    assert (total == fingerprint({0: rows})).all()
+            total += fingerprint({0: [p]})
+    assert (total == fingerprint({0: [rows]})).all()
+    assert (total == fingerprint({0: parts})).all()  # chunks of a stream, hashed together
 
 
 def test_fingerprint_sees_every_byte_and_the_stream():
     rows = _events(100, 1)
-    base = fingerprint({0: rows})
+    base = fingerprint({0: [rows]})
     changed = rows.copy()
     changed["value"][37] = np.nextafter(changed["value"][37], 2.0)
-    assert (fingerprint({0: changed}) != base).all()
-    assert (fingerprint({0: rows[:-1]}) != base).all()
-    assert (fingerprint({1: rows}) != base).all()
+    assert (fingerprint({0: [changed]}) != base).all()
+    assert (fingerprint({0: [rows[:-1]]}) != base).all()
+    assert (fingerprint({1: [rows]}) != base).all()
 
 
 
@@ -57,8 +58,8 @@ def test_fingerprint_of_streams_together_is_the_sum_of_each_alone(ne, nr, nt, se
     alone = np.zeros(2, np.uint64)
     with np.errstate(over="ignore"):
         for s, rows in streams.items():
-            alone += fingerprint({s: rows})
-    assert (fingerprint(streams) == alone).all()
+            alone += fingerprint({s: [rows]})
+    assert (fingerprint({s: [rows] for s, rows in streams.items()}) == alone).all()
 
 
 def _random_rows(rng: np.random.Generator, n: int, dtype: np.dtype) -> np.ndarray:
