@@ -8,7 +8,7 @@ is the most the ray backend's two groups (one per core) can gain over the local 
 this code, before any hand-over, waiting or machine effect. Needs valgrind and gcc
 (Debian: `apt-get install valgrind gcc`).
 
-    .venv/bin/python benchmarks/instructions.py [--agents 10000] [--ticks 3] [--groups 1,2]
+    .venv/bin/python benchmarks/instructions.py [--agents 10000] [--ticks 4] [--groups 1,2]
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from synthorg.ledger.ledger import HASH_EVERY
 
 # Callgrind counts only between these client requests (a shared object, so Python can call
 # them through ctypes): start-up and the first, warming ticks are not counted.
@@ -83,7 +85,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--agents", type=int, default=10_000)
-    parser.add_argument("--ticks", type=int, default=3, help="ticks counted (after warm-up)")
+    parser.add_argument("--ticks", type=int, default=HASH_EVERY,
+                        help="ticks counted (after warm-up); a multiple of the ledger's "
+                        "HASH_EVERY, so each window holds the same share of fingerprinting")
     parser.add_argument("--groups", default="1,2")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--toggle", help=argparse.SUPPRESS)
