@@ -25,7 +25,7 @@ import polars as pl
 
 from synthorg.domain.enums import EventKind, MessageKind, TaskStatus
 from synthorg.domain.records import EVENT_DTYPE, RESULT_DTYPE, TASK_DTYPE
-from synthorg.ledger.fingerprint import LANES, fingerprint
+from synthorg.ledger.fingerprint import LANES, Fingerprinter
 
 PARTS_DIR = "ledger-parts"
 PART_SUFFIX = ".npy"
@@ -157,6 +157,7 @@ class LedgerShard:
         self._part_no = 0
         self._unhashed: dict[int, list[np.ndarray]] = {stream: [] for stream in range(len(STREAMS))}
         self._appends_unhashed = 0
+        self._fingerprint = Fingerprinter()
 
     def append(self, events: np.ndarray, results: np.ndarray,
                created: np.ndarray | None = None) -> None:
@@ -187,7 +188,7 @@ class LedgerShard:
     def _hash(self) -> None:
         """Add the rows appended since the last time to the fingerprint."""
         with np.errstate(over="ignore"):
-            self._totals.fingerprint += fingerprint(self._unhashed)
+            self._totals.fingerprint += self._fingerprint(self._unhashed)
         self._unhashed = {stream: [] for stream in range(len(STREAMS))}
         self._appends_unhashed = 0
 

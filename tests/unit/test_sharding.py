@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 import synthorg
 from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, RESULT_DTYPE, TASK_DTYPE
-from synthorg.ledger.fingerprint import fingerprint
+from synthorg.ledger.fingerprint import Fingerprinter, fingerprint
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.backend import expected_work, group_bounds
 from synthorg.sim.hosts import merge_inbox, split_by_group
@@ -60,6 +60,18 @@ def test_fingerprint_of_streams_together_is_the_sum_of_each_alone(ne, nr, nt, se
         for s, rows in streams.items():
             alone += fingerprint({s: [rows]})
     assert (fingerprint({s: [rows] for s, rows in streams.items()}) == alone).all()
+
+
+
+def test_a_fingerprinter_reused_on_other_rows_gives_what_a_fresh_one_does():
+    """Its working arrays outlive a call: leftovers of a bigger call must not leak into the
+    padding of a smaller one."""
+    rng = np.random.default_rng(5)
+    reused = Fingerprinter()
+    for n in (300, 7, 120, 0, 301):
+        streams = {0: [_events(n, n)], 1: [_random_rows(rng, n // 2, RESULT_DTYPE)],
+                   2: [_random_rows(rng, n // 3, TASK_DTYPE)]}
+        assert (reused(streams) == fingerprint(streams)).all()
 
 
 def _random_rows(rng: np.random.Generator, n: int, dtype: np.dtype) -> np.ndarray:
