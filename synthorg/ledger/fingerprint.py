@@ -104,7 +104,3 @@ class Fingerprinter:
                 _mix(lanes, tmp[:, :m])
             return h.sum(axis=1, dtype=np.uint64)
 
-
-def fingerprint(streams: Mapping[int, Sequence[np.ndarray]]) -> np.ndarray:
-    """`Fingerprinter()(streams)`, for one-off sums."""
-    return Fingerprinter()(streams)

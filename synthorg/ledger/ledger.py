@@ -155,9 +155,8 @@ class LedgerShard:
         self._buffers: dict[str, list[np.ndarray]] = {k: [] for k in STREAMS}
         self._buffered = 0
         self._part_no = 0
-        self._unhashed: dict[int, list[np.ndarray]] = {stream: [] for stream in range(len(STREAMS))}
-        self._appends_unhashed = 0
         self._fingerprint = Fingerprinter()
+        self._forget_unhashed()
 
     def append(self, events: np.ndarray, results: np.ndarray,
                created: np.ndarray | None = None) -> None:
@@ -165,9 +164,10 @@ class LedgerShard:
         created = np.zeros(0, TASK_DTYPE) if created is None else created
         t = self._totals
         streams = (events, results, created)
-        for stream, rows in enumerate(streams):
+        for stream, (name, rows) in enumerate(zip(STREAMS, streams, strict=True)):
             if len(rows):
                 self._unhashed[stream].append(rows)
+                self._buffers[name].append(rows)
         self._appends_unhashed += 1
         if self._appends_unhashed >= HASH_EVERY:
             self._hash()
@@ -178,9 +178,6 @@ class LedgerShard:
         status = results["status"]
         t.completed += int((status == TaskStatus.completed.value).sum())
         t.failed += int((status == TaskStatus.failed.value).sum())
-        for name, rows in (("events", events), ("results", results), ("created", created)):
-            if len(rows):
-                self._buffers[name].append(rows)
         self._buffered += len(events) + len(results) + len(created)
         if self._buffered >= self._flush_rows:
             self.flush()
@@ -189,7 +186,11 @@ class LedgerShard:
         """Add the rows appended since the last time to the fingerprint."""
         with np.errstate(over="ignore"):
             self._totals.fingerprint += self._fingerprint(self._unhashed)
-        self._unhashed = {stream: [] for stream in range(len(STREAMS))}
+        self._forget_unhashed()
+
+    def _forget_unhashed(self) -> None:
+        """No rows waiting for the fingerprint (per stream number, as it takes them)."""
+        self._unhashed: dict[int, list[np.ndarray]] = {s: [] for s in range(len(STREAMS))}
         self._appends_unhashed = 0
 
     def flush(self) -> None:
@@ -241,8 +242,7 @@ class LedgerShard:
         for chunks in self._buffers.values():
             chunks.clear()
         self._buffered = 0
-        self._unhashed = {stream: [] for stream in range(len(STREAMS))}
-        self._appends_unhashed = 0
+        self._forget_unhashed()
         self._sink.discard(self.shard, self._part_no)
 
 

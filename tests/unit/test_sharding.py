@@ -8,12 +8,16 @@ from hypothesis import strategies as st
 
 import synthorg
 from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, RESULT_DTYPE, TASK_DTYPE
-from synthorg.ledger.fingerprint import Fingerprinter, fingerprint
+from synthorg.ledger.fingerprint import Fingerprinter
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.backend import expected_work, group_bounds
 from synthorg.sim.hosts import merge_inbox, split_by_group
 from synthorg.sim.placement import home_groups
 from tests.conftest import ENTERPRISE, STARTUP
+
+
+def fingerprint(streams: dict[int, list[np.ndarray]]) -> np.ndarray:
+    return Fingerprinter()(streams)  # a fresh one each time
 
 
 def _events(n: int, seed: int) -> np.ndarray:
