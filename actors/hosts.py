@@ -21,7 +21,7 @@ from synthorg.secops.rules import RuleEngine
 from synthorg.sim.claims import RoutingClaims
 from synthorg.sim.hosts import Exchange, GroupHost, StepTiming
 
-# On the shm pipeline one group draws each tick's arrivals (about 2 % of a step at 10,000
+# On the shm pipeline one group draws each tick's arrivals (about 0.5 ms at 10,000
 # agents, the same in every host) and hands them over with its output of the tick before,
 # and one rings the driver's doorbell once every group has published a tick it listens for.
 DRAWER = 0
@@ -124,12 +124,12 @@ class AgentGroupActor:
         gc.freeze()
 
     def step(self, tick: int, route: np.ndarray, *arrays: np.ndarray,
-             defer_record: bool = False) -> list[np.ndarray]:
+             defer_record: bool = False, draw_next: bool = False) -> list[np.ndarray]:
         """route: the group per department; arrays: `Exchange.inputs` for this group (flat,
         because Ray resolves only top-level object refs)."""
         n = self._groups
         return self._host.step(tick, route, arrays[:n], arrays[n:2 * n], arrays[2 * n:],
-                               defer_record=defer_record)
+                               defer_record=defer_record, draw_next=draw_next)
 
     def advance(self, tick: int, route: np.ndarray) -> tuple[np.ndarray, ...]:
         """`step` on the inputs `receive` kept; every group reads the whole output."""
@@ -161,9 +161,11 @@ class AgentGroupActor:
         i, n = self._index, self._groups
         tick = first
         while box.wait_release(tick):
-            output = self.step(tick, route, *self._inputs, defer_record=True)
-            # every host steps the same arrivals: one draws them, the others read them
-            ahead = self._host.draw_ahead(tick + 1) if i == DRAWER else NO_ARRIVALS
+            # every host steps the same arrivals: one draws them (before it claims routing,
+            # so the others route more meanwhile), the others read them
+            output = self.step(tick, route, *self._inputs, defer_record=True,
+                               draw_next=i == DRAWER)
+            ahead = self._host.drawn_ahead(tick + 1) if i == DRAWER else NO_ARRIVALS
             board.publish(tick, [*output, ahead])
             self._host.record()  # while the other groups finish their steps
             box.wait_published(tick)

@@ -154,11 +154,13 @@ class GroupHost:
 
     def step(self, tick: int, route: np.ndarray, inbox: Sequence[np.ndarray],
              loads: Sequence[np.ndarray], spend: Sequence[np.ndarray],
-             defer_record: bool = False) -> list[np.ndarray]:
+             defer_record: bool = False, draw_next: bool = False) -> list[np.ndarray]:
         """Draw the tick's arrivals, step the agents, then route the arrivals of the
         departments `route` (the group per department, or CLAIMED) gives this host, both on
         the loads as of the end of the last tick, and record it all in the ledger shard
-        (with `defer_record`, at `record`). Returns [messages for group 0, ..., for group
+        (with `defer_record`, at `record`). With `draw_next`, the next tick's arrivals are
+        drawn too (`drawn_ahead` has them), before routing: with claims, the other hosts
+        then route more while this one draws. Returns [messages for group 0, ..., for group
         G-1, own loads, own spend]."""
         began = time.perf_counter()
         ahead, self._ahead = self._ahead, None
@@ -169,6 +171,8 @@ class GroupHost:
             self.dept_spent += s
         all_loads = np.concatenate(loads)
         out = self.group.step(tick, merge_inbox(inbox), all_loads, self.dept_spent, self.secops)
+        if draw_next:
+            self.draw_ahead(tick + 1)
         # routing last: with claims, the group that is done with its agents first takes more
         counts = np.bincount(arrivals["dept"], minlength=len(self.departments))
         routing = np.zeros(len(self.departments))
@@ -210,6 +214,12 @@ class GroupHost:
         arrivals = self.workload.arrivals(tick, self.next_task)
         self._ahead = (tick, arrivals)
         return arrivals
+
+    def drawn_ahead(self, tick: int) -> np.ndarray:
+        """The arrivals of `tick` that `draw_ahead` (or a step with `draw_next`) drew."""
+        if self._ahead is None or self._ahead[0] != tick:
+            raise RuntimeError(f"the arrivals of tick {tick} were not drawn ahead")
+        return self._ahead[1]
 
     def expect_arrivals(self, tick: int, arrivals: np.ndarray) -> None:
         """The arrivals of `tick`, the next to step, as another host drew them (every host

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -185,3 +186,19 @@ def test_a_host_steps_the_arrivals_another_host_drew(tmp_path):
     assert all(np.array_equal(a, b) for a, b in zip(out[handed], out[alone], strict=True))
     assert handed.totals().fingerprint.tolist() == alone.totals().fingerprint.tolist()
     assert alone.next_task == empty.next_task + len(arrivals)  # no task arrived at `empty`
+
+
+def test_a_step_that_draws_the_next_arrivals_steps_as_before(tmp_path):
+    """On the shm pipeline the drawing host draws the next tick's arrivals inside its step,
+    before it routes: its own output does not change, and the arrivals are the ones
+    `draw_ahead` gives."""
+    drawing, plain = (_host(tmp_path, n) for n in ("d", "p"))
+    x = {h: _step(h, range(2))[1] for h in (drawing, plain)}
+    route = np.zeros(len(plain.departments), dtype=np.int64)
+    out = {h: h.step(2, route, x[h].inbox[0], x[h].loads, x[h].spend, draw_next=h is drawing)
+           for h in (drawing, plain)}
+    assert all(np.array_equal(a, b) for a, b in zip(out[drawing], out[plain], strict=True))
+    arrivals = drawing.drawn_ahead(3)
+    assert len(arrivals) > 0 and np.array_equal(arrivals, plain.draw_ahead(3))
+    with pytest.raises(RuntimeError, match="tick 4"):
+        drawing.drawn_ahead(4)
