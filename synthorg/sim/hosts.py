@@ -209,8 +209,8 @@ class GroupHost:
             join([*failed, out.results], RESULT_DTYPE), take(arrivals, here))
 
     def draw_ahead(self, tick: int) -> np.ndarray:
-        """Draw the arrivals of `tick`, the next to step, now (and return them): a group that
-        waits for the others at the end of a tick has the time, and its next step is shorter."""
+        """Draw the arrivals of `tick`, the next to step, now (and return them): its step
+        then uses them, and other hosts can be handed them (`expect_arrivals`)."""
         arrivals = self.workload.arrivals(tick, self.next_task)
         self._ahead = (tick, arrivals)
         return arrivals
