@@ -160,7 +160,8 @@ def memory_flat(agents: int, ticks: int, backend: str, warmup: int) -> dict[str,
 
     def sample(done: int, total: int) -> None:
         if done >= warmup and (done - warmup) % max(1, (ticks - warmup) // 10) == 0:
-            tree[:] = tree or process_tree()
+            if not tree:
+                tree.extend(process_tree())
             samples.append((done, rss_bytes(tree)))
 
     row = _run(cfg, ticks, on_tick=sample)
