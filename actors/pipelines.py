@@ -110,25 +110,31 @@ class ShmPipeline:
         if self._running:
             for fd in self._boxes:
                 post(fd, STOP, -1)
+            order = list(self._running)
+            kept: dict[ray.ObjectRef, Any] = {}
             while self._running:
-                self._raise_if_stopped(-1, timeout=None)
-        return kept_inputs(self._groups)
+                kept.update(self._raise_if_stopped(-1, timeout=None))
+            self._settled = Exchange.from_inputs([kept[ref] for ref in order])
+        return self._settled
 
     def restore(self, exchange: Exchange) -> None:
         keep_inputs(self._groups, exchange)
+        self._settled = exchange  # what the groups keep while no run of ticks goes on
 
     def close(self) -> None:
         for fd in self._boxes:
             os.close(fd)
         self._boxes = []
 
-    def _raise_if_stopped(self, tick: int, timeout: float | None = 0) -> None:
+    def _raise_if_stopped(self, tick: int, timeout: float | None = 0
+                          ) -> list[tuple[ray.ObjectRef, Any]]:
         """Raise the error of a group whose `run` ended (a lost actor as ActorCrashed); a
-        `run` may end without one only after STOP."""
+        `run` may end without one only after STOP. Returns the ended run's (ref, result)."""
         ready, self._running = ray.wait(self._running, num_returns=1, timeout=timeout)
-        wait(ready, tick)
+        values = wait(ready, tick)
         if ready and tick >= 0:
             raise RuntimeError(f"a group stopped stepping at tick {tick} unasked")
+        return list(zip(ready, values, strict=True))
 
 
 class GraphPipeline:
