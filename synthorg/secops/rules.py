@@ -81,7 +81,7 @@ class RuleEngine:
                 ) -> tuple[np.ndarray, np.ndarray]:
         """(verdict int8, rule int8) per call, rules applied in a fixed order."""
         n = len(tool)
-        known = (tool >= 0) & (tool < len(self._risk))
+        known = (tool >= 0) & (tool < self._unknown)
         safe_tool = np.where(known, tool, 0)
         risk = np.where(known, self._risk[safe_tool], RiskTier.critical).astype(np.int16)
         autonomy = autonomy.astype(np.int16)
@@ -106,7 +106,7 @@ class RuleEngine:
     def explain(self, agent: int, tool: int, approved: bool = False) -> SecOpsVerdict:
         calls = np.array([(agent, tool, approved)], dtype=CALL_DTYPE)
         v, r = self.check(calls)
-        known = 0 <= tool < len(self._risk)
+        known = 0 <= tool < self._unknown
         risk = RiskTier(int(self._risk[tool])) if known else RiskTier.critical
         return SecOpsVerdict(verdict=Verdict(int(v[0])).name, rule=Rule(int(r[0])).name,
                              risk=risk.name, reason=RULE_REASON[Rule(int(r[0]))])

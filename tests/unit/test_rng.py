@@ -53,7 +53,6 @@ def test_grouping_independence_property(agents, tick, stream):
     assert np.array_equal(together, alone)
 
 
-
 def _reference(key: int, agent: int, tick: int, stream: int) -> float:
     """The generator written out in Python's exact integers, one draw at a time."""
     mask = (1 << 64) - 1
