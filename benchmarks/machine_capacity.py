@@ -102,7 +102,8 @@ def _released(processes: int, agents: int, meet: str | None) -> list[float]:
             if p.stdin is not None:
                 p.stdin.write("go\n")
                 p.stdin.flush()
-        return [float(p.communicate()[0]) for p in procs]
+        # a lockstepped process whose partner died would wait forever
+        return [float(p.communicate(timeout=600)[0]) for p in procs]
     finally:
         for p in procs:
             if p.poll() is None:
