@@ -47,7 +47,7 @@ class Lockstep:
         self._others = [os.open(meet / f"box{p}", os.O_RDWR)
                         for p in range(processes) if p != me]
 
-    def after_tick(self, done: int, total: int) -> None:
+    def meet(self) -> None:
         for fd in self._others:
             os.write(fd, b".")
         needed = len(self._others)
@@ -68,7 +68,7 @@ def child(agents: int, meet: Path | None, me: int, processes: int) -> None:
 
     def after_tick(done: int, total: int) -> None:
         if lockstep:
-            lockstep.after_tick(done, total)
+            lockstep.meet()
         ended.append(time.perf_counter())
 
     with tempfile.TemporaryDirectory(prefix="synthorg-capacity-") as out:
@@ -82,10 +82,12 @@ def child(agents: int, meet: Path | None, me: int, processes: int) -> None:
 def tick_seconds(processes: int, agents: int, lockstep: bool = False) -> list[float]:
     """Each process's seconds over ticks 2..TICKS, all released at once (in lockstep:
     meeting after every tick)."""
+    if not lockstep:
+        return _released(processes, agents, None)
     with tempfile.TemporaryDirectory(prefix="synthorg-lockstep-") as meet:
         for p in range(processes):
             os.mkfifo(Path(meet) / f"box{p}", 0o600)
-        return _released(processes, agents, meet if lockstep else None)
+        return _released(processes, agents, meet)
 
 
 def _released(processes: int, agents: int, meet: str | None) -> list[float]:
