@@ -103,4 +103,3 @@ class Fingerprinter:
                 lanes ^= by_word[j, :m]
                 _mix(lanes, tmp[:, :m])
             return h.sum(axis=1, dtype=np.uint64)
-
