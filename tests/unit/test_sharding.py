@@ -67,7 +67,6 @@ def test_fingerprint_of_streams_together_is_the_sum_of_each_alone(ne, nr, nt, se
     assert (fingerprint({s: [rows] for s, rows in streams.items()}) == alone).all()
 
 
-
 def test_a_fingerprinter_reused_on_other_rows_gives_what_a_fresh_one_does():
     """Its working arrays outlive a call: leftovers of a bigger call must not leak into the
     padding of a smaller one."""
