@@ -19,7 +19,14 @@ slowest process's, so every moment the host takes a virtual CPU away stalls them
 gap between the two speed-ups is what that costs on this machine, before any code of ours
 runs between ticks.
 
+With `--backends`, each round then runs the ray and the local backend at
+`--backend-agents` agents, one after the other, as `synthorg bench` does: each round's
+ray/local ratio stands beside the speed-up the machine gave seconds before, and their
+quotient is the share of the machine's two-process capacity the ray backend gets (its
+median, over rounds, is steadier than either figure: both move with the host).
+
     .venv/bin/python benchmarks/machine_capacity.py [--agents 5000] [--rounds 10] [--lockstep]
+        [--backends [--backend-agents 10000]]
 """
 
 from __future__ import annotations
@@ -112,6 +119,14 @@ def _released(processes: int, agents: int, meet: str | None) -> list[float]:
                 p.kill()
 
 
+def backend_ratio(agents: int) -> float:
+    """One ray run then one local run of `agents` agents, TICKS ticks each: their ratio."""
+    from synthorg.bench import throughput
+
+    rows = list(throughput([agents], TICKS, ["ray", "local"]))
+    return next(float(r["ratio"]) for r in rows if r["bench"] == "ray_vs_local")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -120,6 +135,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--lockstep", action="store_true",
                         help="also time the processes meeting after every tick")
+    parser.add_argument("--backends", action="store_true",
+                        help="also run the ray and the local backend each round")
+    parser.add_argument("--backend-agents", type=int, default=10_000,
+                        help="agents of the backends' runs")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--meet", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--me", type=int, default=0, help=argparse.SUPPRESS)
@@ -128,6 +147,7 @@ def main() -> None:
         child(args.agents, args.meet, args.me, args.processes)
         return
     speedups: dict[str, list[float]] = {"speedup": [], "lockstep_speedup": []}
+    ratios: list[float] = []
     for _ in range(args.rounds):
         before = tick_seconds(1, args.agents)[0]
         together = {"speedup": tick_seconds(args.processes, args.agents)}
@@ -140,6 +160,10 @@ def main() -> None:
             speedups[name].append(args.processes * (before + after) / 2 / max(seconds))
             row[name.replace("speedup", "together_seconds")] = [round(t, 3) for t in seconds]
             row[name] = round(speedups[name][-1], 3)
+        if args.backends:
+            ratios.append(backend_ratio(args.backend_agents))
+            row["ray_vs_local"] = round(ratios[-1], 3)
+            row["ray_vs_local_over_speedup"] = round(ratios[-1] / speedups["speedup"][-1], 3)
         print(json.dumps(row), flush=True)
     summary: dict[str, object] = {"bench": "machine_capacity", "agents": args.agents,
                                   "processes": args.processes, "rounds": args.rounds}
@@ -147,6 +171,11 @@ def main() -> None:
         if values:
             summary[f"{name}_median"] = round(statistics.median(values), 3)
             summary[f"{name}_range"] = [round(min(values), 3), round(max(values), 3)]
+    if ratios:
+        shares = [r / s for r, s in zip(ratios, speedups["speedup"], strict=True)]
+        summary["backend_agents"] = args.backend_agents
+        summary["ray_vs_local_median"] = round(statistics.median(ratios), 3)
+        summary["ray_vs_local_over_speedup_median"] = round(statistics.median(shares), 3)
     print(json.dumps(summary), flush=True)
 
 
