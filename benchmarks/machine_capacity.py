@@ -148,6 +148,7 @@ def main() -> None:
         return
     speedups: dict[str, list[float]] = {"speedup": [], "lockstep_speedup": []}
     ratios: list[float] = []
+    shares: list[float] = []  # per round, ratio / speed-up
     for _ in range(args.rounds):
         before = tick_seconds(1, args.agents)[0]
         together = {"speedup": tick_seconds(args.processes, args.agents)}
@@ -162,8 +163,9 @@ def main() -> None:
             row[name] = round(speedups[name][-1], 3)
         if args.backends:
             ratios.append(backend_ratio(args.backend_agents))
+            shares.append(ratios[-1] / speedups["speedup"][-1])
             row["ray_vs_local"] = round(ratios[-1], 3)
-            row["ray_vs_local_over_speedup"] = round(ratios[-1] / speedups["speedup"][-1], 3)
+            row["ray_vs_local_over_speedup"] = round(shares[-1], 3)
         print(json.dumps(row), flush=True)
     summary: dict[str, object] = {"bench": "machine_capacity", "agents": args.agents,
                                   "processes": args.processes, "rounds": args.rounds}
@@ -172,7 +174,6 @@ def main() -> None:
             summary[f"{name}_median"] = round(statistics.median(values), 3)
             summary[f"{name}_range"] = [round(min(values), 3), round(max(values), 3)]
     if ratios:
-        shares = [r / s for r, s in zip(ratios, speedups["speedup"], strict=True)]
         summary["backend_agents"] = args.backend_agents
         summary["ray_vs_local_median"] = round(statistics.median(ratios), 3)
         summary["ray_vs_local_over_speedup_median"] = round(statistics.median(shares), 3)
