@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import logging
+import math
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ from actors.doorbell import Doorbell
 from actors.hosts import AgentGroupActor, LedgerWriter, SecOpsActor
 from actors.pipelines import GraphPipeline, ShmPipeline, TaskPipeline, wait
 from actors.shm import ShmLinks
-from synthorg.errors import MisuseError
+from synthorg.errors import MisuseError, RunFailure
 from synthorg.ledger.ledger import ShardTotals
 from synthorg.sim.backend import RunPlan
 from synthorg.sim.claims import claims_file
@@ -34,6 +35,7 @@ SYSTEM_CONFIG = {"max_direct_call_object_size": 8 * 2**20, "worker_niceness": 0}
 # `pipeline: auto` uses a compiled graph up to this many groups: every group decodes every
 # group's output, and compile time grows with their number (about 6 s for 8 groups here)
 GRAPH_MAX_GROUPS = 8
+PLACEMENT_SECONDS = 300
 
 
 def ensure_ray(address: str | None = None, dashboard: bool = False, cpus: int | None = None
@@ -79,6 +81,10 @@ def pipeline_kind(asked: str, groups: int, cpus: float, one_machine: bool) -> st
     return "graph" if groups <= min(GRAPH_MAX_GROUPS, cpus) else "tasks"
 
 
+def cluster_cpus() -> int:
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
 def one_node() -> bool:
     """Whether the cluster is this one machine (then every actor runs beside the driver)."""
     return sum(1 for n in ray.nodes() if n.get("Alive")) == 1
@@ -119,9 +125,13 @@ class RayBackend:
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
             name="secops", namespace=ns).remote(cfg_ref, dir_ref)
+        # the run's groups share its `workers` CPUs (a group steps on one core at most; Ray
+        # takes fractions below one): a cluster can then hold as many runs as it has CPUs for
+        share = min(1.0, math.floor(plan.workers / len(bounds) * 1e4) / 1e4)
         self.groups = [
             AgentGroupActor.options(  # type: ignore[attr-defined]
-                name=f"agent-group:{i}", namespace=ns, scheduling_strategy="SPREAD"
+                name=f"agent-group:{i}", namespace=ns, scheduling_strategy="SPREAD",
+                num_cpus=share,
             ).remote(cfg_ref, dir_ref, int(plan.key), plan.seed, bounds, i, self.writer,
                      str(plan.run_dir) if alone else None,
                      str(self.claims) if self.claims else None,
@@ -130,7 +140,7 @@ class RayBackend:
             for i in range(len(bounds))
         ]
         # asked now: while the shm pipeline runs, a group answers no other call
-        self._pids = wait([g.pid.remote() for g in self.groups], -1)
+        self._pids = self._placed([g.pid.remote() for g in self.groups], share)
         initial = Exchange.initial(bounds, len(d.dept_ids))
         # across nodes, the graph reports each group's step times, so routing can follow the
         # faster cores
@@ -144,6 +154,18 @@ class RayBackend:
             self.pipeline = GraphPipeline(self.groups, initial, placement, self.bell)
         else:
             self.pipeline = TaskPipeline(self.groups, initial, placement)
+
+    def _placed(self, pids: list[ray.ObjectRef], share: float) -> list[int]:
+        """The groups' process ids, once Ray has placed them all; a run that cannot be placed
+        (its CPUs are taken by other runs) fails instead of waiting for ever."""
+        ready, _ = ray.wait(pids, num_returns=len(pids), timeout=PLACEMENT_SECONDS)
+        if len(ready) < len(pids):
+            self.close()
+            raise RunFailure(f"{len(pids) - len(ready)} of {len(pids)} group actors (each "
+                             f"{share} CPU) were not placed within {PLACEMENT_SECONDS} s: the "
+                             f"cluster's free CPUs are {ray.available_resources().get('CPU', 0)}"
+                             " (lower runtime.workers, or wait for other runs)")
+        return wait(pids, -1)
 
     def tick(self, tick: int) -> None:
         self.pipeline.submit(tick)
@@ -176,7 +198,9 @@ class RayBackend:
         return list(self._pids)
 
     def close(self) -> None:
-        self.pipeline.close()
+        pipeline = getattr(self, "pipeline", None)  # none yet if the groups were never placed
+        if pipeline is not None:
+            pipeline.close()
         for handle in [*self.groups, self.secops, self.writer]:
             with contextlib.suppress(ray.exceptions.RayError):  # already gone
                 if handle is not None:

@@ -2,65 +2,24 @@
 
 from __future__ import annotations
 
-import types
 from collections import Counter
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-Identifier = Annotated[str, Field(min_length=1, max_length=80, pattern=r"^[A-Za-z0-9_.\-]+$")]
-Level = Annotated[float, Field(ge=0.0, le=1.0)]
-Probability = Annotated[float, Field(ge=0.0, le=1.0)]
-SeniorityName = Literal["junior", "mid", "senior", "lead", "executive"]
-AutonomyName = Literal["supervised", "assisted", "autonomous", "full"]
-RiskName = Literal["low", "medium", "high", "critical"]
-PriorityName = Literal["low", "normal", "high", "critical"]
-RoutingName = Literal["role_based", "load_balanced"]
-
-
-def _takes_numbers(annotation: Any) -> bool:
-    """Whether a field's type is a number (or a union with one) that is not also a bool."""
-    if annotation in (int, float):
-        return True
-    if get_origin(annotation) in (Union, types.UnionType):
-        options = get_args(annotation)
-        return bool not in options and any(_takes_numbers(a) for a in options)
-    return False
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _no_bool_for_number(cls, value: object, info: ValidationInfo) -> object:
-        """pydantic reads true as 1: in YAML that is a slip (`count: yes`), not a count."""
-        field = cls.model_fields.get(info.field_name or "")
-        if isinstance(value, bool) and field is not None and _takes_numbers(field.annotation):
-            raise ValueError("expected a number, got a boolean")
-        return value
-
-
-class Span(Frozen):
-    """An inclusive range [low, high] from which a value is drawn uniformly."""
-
-    low: float
-    high: float
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_pair(cls, value: object) -> object:
-        if isinstance(value, list | tuple) and len(value) == 2:
-            return {"low": value[0], "high": value[1]}
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return {"low": value, "high": value}
-        return value
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Span:
-        if self.low > self.high:
-            raise ValueError(f"low ({self.low}) must not exceed high ({self.high})")
-        return self
+from synthorg.config.base import (
+    AutonomyName,
+    Frozen,
+    Identifier,
+    Level,
+    PriorityName,
+    Probability,
+    RiskName,
+    RoutingName,
+    SeniorityName,
+    Span,
+)
+from synthorg.config.scenario import Hire, ScenarioEvent, scenario_problems
 
 
 class CompanySpec(Frozen):
@@ -125,6 +84,10 @@ class ToolSpec(Frozen):
     risk: RiskName = "low"
     cost_usd: float = Field(default=0.0, ge=0.0)
     sandboxed: bool = False
+    executor: Identifier | None = Field(
+        default=None, description="name of an entry of `executors` that runs this tool's calls "
+        "as actions with a lifecycle (their results arrive at a tick the simulation fixes); "
+        "none: the call is simulated in-process and takes effect in its tick")
     input_schema: dict[str, object] = Field(default_factory=dict)
     output_schema: dict[str, object] = Field(default_factory=dict)
 
@@ -157,6 +120,26 @@ class TaskTypeSpec(Frozen):
 
 class WorkloadSpec(Frozen):
     task_types: tuple[TaskTypeSpec, ...] = ()
+
+
+class ExecutorSpec(Frozen):
+    """Runs actions that take wall-clock time. Whatever the wall clock does, an action's result
+    is delivered `latency_ticks` after it was issued; a failure or time-out is an outcome."""
+
+    kind: Literal["delay"] = Field(description="delay: a test executor that sleeps a random "
+                                   "wall-clock time and succeeds or fails by a seeded draw")
+    max_in_flight: int = Field(default=8, ge=1, le=1024, description="concurrency limit")
+    latency_ticks: int = Field(default=1, ge=1, le=10_000)
+    timeout_s: float = Field(default=60.0, gt=0.0, le=86_400.0)
+    sleep_s: Span = Field(default=Span(low=0.0, high=0.01),
+                          description="wall-clock seconds a call sleeps (delay executor)")
+    fail_probability: Probability = 0.0
+
+    @model_validator(mode="after")
+    def _sleep_range(self) -> ExecutorSpec:
+        if self.sleep_s.low < 0 or self.sleep_s.high > 60:
+            raise ValueError("sleep_s must lie within [0, 60] seconds")
+        return self
 
 
 class DecisionPolicy(Frozen):
@@ -220,10 +203,23 @@ class Policies(Frozen):
     security: SecurityPolicy = SecurityPolicy()
 
 
+class LoopSpec(Frozen):
+    """Which implementation of each strategy of the teleological loop the agents use."""
+
+    evaluator: Literal["seeded"] = "seeded"
+    reviser: Literal["deadline"] = "deadline"
+    planner: Literal["threshold"] = "threshold"
+    constraints: Literal["budget", "none"] = "budget"
+
+
 class RuntimeSpec(Frozen):
     backend: Literal["ray", "local"] = "ray"
+    workers: int | Literal["auto"] = Field(
+        default="auto", description="CPUs the run's group actors use (and the most groups "
+        "`auto` makes); auto = this machine's CPUs, not the whole cluster's")
     agents_per_actor: int | Literal["auto"] = Field(
-        default="auto", description="agents hosted by one group actor; auto = spread over CPUs"
+        default="auto", description="agents hosted by one group actor (takes precedence over "
+        "workers; at most MAX_GROUPS groups); auto = spread over the workers"
     )
     checkpoint_every: int = Field(default=0, ge=0, description="ticks between checkpoints; 0 = off")
     pipeline: Literal["auto", "shm", "graph", "tasks"] = Field(
@@ -232,11 +228,11 @@ class RuntimeSpec(Frozen):
         "number), or auto (shm on one machine; across nodes the graph when there are no more "
         "groups than CPUs, at most 8)")
 
-    @field_validator("agents_per_actor")
+    @field_validator("agents_per_actor", "workers")
     @classmethod
-    def _positive(cls, value: int | str) -> int | str:
-        if isinstance(value, int) and value < 1:
-            raise ValueError("agents_per_actor must be >= 1 or 'auto'")
+    def _positive(cls, value: int | str, info: ValidationInfo) -> int | str:
+        if isinstance(value, int) and not 1 <= value <= 100_000:
+            raise ValueError(f"{info.field_name} must be between 1 and 100000, or 'auto'")
         return value
 
 
@@ -252,7 +248,11 @@ class CompanyConfig(Frozen):
     agents: tuple[AgentSpec, ...] = Field(min_length=1)
     tools: tuple[ToolSpec, ...] = ()
     workload: WorkloadSpec = WorkloadSpec()
+    executors: dict[Identifier, ExecutorSpec] = Field(default_factory=dict)
     policies: Policies = Policies()
+    loop: LoopSpec = LoopSpec()
+    scenario: tuple[ScenarioEvent, ...] = Field(
+        default=(), max_length=10_000, description="org changes and shocks at given ticks")
     runtime: RuntimeSpec = RuntimeSpec()
     simulation: SimulationSpec = SimulationSpec()
 
@@ -264,7 +264,12 @@ class CompanyConfig(Frozen):
         return self
 
     def agent_count(self) -> int:
+        """Agents at the start (hires of the scenario come on top)."""
         return sum(a.count for a in self.agents)
+
+    def slot_count(self) -> int:
+        """Agent slots over the whole run: the starting agents and every scenario hire."""
+        return self.agent_count() + sum(e.count for e in self.scenario if isinstance(e, Hire))
 
 
 def _duplicates(names: list[str]) -> list[str]:
@@ -320,6 +325,11 @@ def reference_problems(cfg: CompanyConfig) -> list[str]:
     share = sum(d.budget_share for d in cfg.departments)
     if share > 1.0 + 1e-9:
         problems.append(f"departments: budget_share values add up to {share:.3f} > 1")
+    for i, tool in enumerate(cfg.tools):
+        if tool.executor is not None and tool.executor not in cfg.executors:
+            problems.append(f"tools[{i}].executor: unknown executor '{tool.executor}' "
+                            f"(known: {sorted(cfg.executors)})")
+    problems += scenario_problems(cfg, depts, roles, tools, task_types, agent_ids)
     for i, spec in enumerate(cfg.workload.task_types):
         where = f"workload.task_types[{i}]"
         if spec.department not in depts:

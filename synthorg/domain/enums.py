@@ -69,6 +69,7 @@ class WorkState(IntEnum):
     working = 1
     waiting_help = 2
     blocked = 3
+    waiting_action = 4  # a tool call runs as an action; its result arrives at a fixed tick
 
 
 class TaskStatus(IntEnum):
@@ -87,6 +88,7 @@ class MessageKind(IntEnum):
     reply = 3  # colleague -> agent, help given
     report = 4  # agent -> department head, task finished
     handoff = 5  # agent -> head, task returned after a rejected escalation
+    bounce = 6  # a help request to an agent who is away or gone: no help comes
 
 
 TASK_CARRYING = (MessageKind.assign, MessageKind.delegate, MessageKind.handoff)
@@ -126,3 +128,24 @@ class EventKind(IntEnum):
     task_completed = 14
     task_failed = 15
     incident = 16
+    action_done = 17  # an action's result arrived: target = tool, value = outcome value
+    action_failed = 18  # target = ActionStatus (failed, timed out)
+    tool_failed = 19  # the tool is down (an outage): target = tool
+    agent_joined = 20  # target = department
+    agent_left = 21  # fired: target = department
+    agent_moved = 22  # target = the new department
+    agent_promoted = 23  # target = the new seniority
+    autonomy_changed = 24  # target = the new autonomy
+    agent_away = 25  # value = ticks away
+    agent_back = 26
+    task_returned = 27  # a leaver's or an absent agent's task routed anew: target = new agent
+    shock = 28  # scenario actor: a demand spike or an outage starts; target = its index
+
+
+class ActionStatus(IntEnum):
+    """Where an action is in its lifecycle (issued, then one of the outcomes)."""
+
+    issued = 0
+    succeeded = 1
+    failed = 2
+    timed_out = 3

@@ -67,7 +67,46 @@ RESULT_DTYPE = np.dtype(
     ]
 )
 
+# An action: issued at `tick` by `agent` for `task`, run by `executor`, its result delivered
+# at `due`. One row per action once its outcome is delivered (the ledger's `actions` stream).
+ACTION_DTYPE = np.dtype(
+    [
+        ("call", "<i8"),  # call id: CALL_TICK_SHIFT bits of agent slot under the tick
+        ("tick", "<i4"),
+        ("due", "<i4"),
+        ("agent", "<i4"),
+        ("task", "<i8"),
+        ("tool", "<i4"),
+        ("executor", "<i4"),
+        ("status", "<i1"),  # ActionStatus
+        ("value", "<f8"),  # the outcome's value (the tool's result, as a number)
+    ]
+)
+CALL_TICK_SHIFT = 32
+
+# One row per tick, department and group (summed over groups for timeseries.parquet): not
+# part of the ledger hash, whose rows do not depend on how agents are grouped.
+TIMESERIES_DTYPE = np.dtype(
+    [
+        ("tick", "<i4"),
+        ("dept", "<i4"),
+        ("headcount", "<i4"),
+        ("busy", "<i4"),
+        ("queued", "<i4"),
+        ("escalations", "<i4"),
+        ("salary_micro", "<i8"),
+        ("tool_micro", "<i8"),
+    ]
+)
+
 SYSTEM_ACTOR = -(2**31)
+SCENARIO_ACTOR = SYSTEM_ACTOR + 1  # events of the scenario that no agent owns (shocks)
+
+
+def call_ids(tick: int, agents: np.ndarray) -> np.ndarray:
+    """An action's id: unique because an agent issues at most one action a tick, and the
+    same whichever group hosts the agent."""
+    return (np.int64(tick) << CALL_TICK_SHIFT) | agents.astype(np.int64)
 
 
 # numpy (2.4) copies records of these packed dtypes field by field: gathering, joining or

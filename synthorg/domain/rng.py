@@ -33,6 +33,7 @@ class Stream(IntEnum):
     helper = 3
     quality = 4
     delegate = 5
+    action = 6  # an action's outcome, drawn by call id
 
 
 def root_key(seed: int) -> np.uint64:

@@ -1,13 +1,12 @@
-"""An agent group: the agents [lo, hi) of the org, stepped through the loop together.
+"""An agent group: the agent slots [lo, hi) of the org, stepped through the loop together.
 
 One group is what one Ray actor hosts (or the local backend, in-process). Per-agent state is
-columnar; phases are vectorised over the group; Python loops run only over messages and task
-hand-overs, never over all agents.
+columnar (engine/columns.py); phases are vectorised over the group; Python loops run only
+over messages, task hand-overs and org changes, never over all agents.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +14,7 @@ import numpy as np
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import (
     ActionKind,
+    ActionStatus,
     EventKind,
     FailReason,
     MessageKind,
@@ -23,26 +23,27 @@ from synthorg.domain.enums import (
     WorkState,
 )
 from synthorg.domain.records import (
+    ACTION_DTYPE,
     MESSAGE_DTYPE,
     RESULT_DTYPE,
     TASK_DTYPE,
+    TIMESERIES_DTYPE,
+    call_ids,
     carries_task,
     take,
     task_fields_of,
 )
 from synthorg.domain.rng import Stream, uniform, uniforms
+from synthorg.engine.columns import AgentColumns
 from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
-from synthorg.engine.queues import TaskQueues
-from synthorg.loop.deterministic import (
-    BudgetConstraint,
-    DeadlineReviser,
-    SeededEvaluator,
-    ThresholdPlanner,
-    task_quality,
-)
+from synthorg.engine.staffing import Staffing
+from synthorg.loop.deterministic import task_quality
 from synthorg.loop.phases import LoopCycle, LoopPhase, check_work_transition
 from synthorg.loop.protocols import BATCH_STREAMS, Evaluation, Plan, WorkBatch
+from synthorg.loop.registry import strategies_for
 from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
+from synthorg.org.routing import Department
+from synthorg.org.timeline import OrgChange
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
@@ -57,188 +58,242 @@ class GroupTick:
     spend: np.ndarray  # int64 per department, micro-USD spent this tick
     events: np.ndarray  # EVENT_DTYPE, sorted by (actor, seq)
     results: np.ndarray  # RESULT_DTYPE, finished tasks
+    issued: np.ndarray  # ACTION_DTYPE: actions issued this tick, for the runner
+    delivered: np.ndarray  # ACTION_DTYPE: actions whose outcome arrived this tick
+    timeseries: np.ndarray  # TIMESERIES_DTYPE: one row per department
 
 
 class AgentGroup:
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
                  lo: int, hi: int) -> None:
         self.cfg = config
-        self.dir = directory
         self.key = key
         self.lo, self.hi = lo, hi
-        m = hi - lo
         self.global_ids = np.arange(lo, hi, dtype=np.int32)
+        self.a = AgentColumns.empty(directory.skills[lo:hi])
+        self.staffing = Staffing(self)
+        self.strategies = strategies_for(config, directory.dept_budget_micro)
+        self._latency = np.array([config.executors[e].latency_ticks
+                                  for e in directory.executor_ids], dtype=np.int32)
+        self.use(directory)
+
+    def use(self, directory: OrgDirectory) -> None:
+        """Take up an org version: every table derived from it is rebuilt here."""
+        lo, hi = self.lo, self.hi
+        self.dir = directory
         self.dept = directory.agent_dept[lo:hi]
         self.seniority = directory.seniority[lo:hi]
         self.salary = directory.salary_micro[lo:hi]
-        # every agent of a department is paid each tick, busy or not
+        self.active = directory.active[lo:hi]
+        self.everyone_active = bool(self.active.all())
+        # every agent at work is paid each tick, busy or not
         self.payroll = np.zeros(len(directory.dept_ids), dtype=np.int64)
-        np.add.at(self.payroll, self.dept, self.salary)
-        self.skills = directory.skills[lo:hi].copy()
-        self.state = np.zeros(m, dtype=np.int8)
-        self.cur = np.zeros(m, dtype=TASK_DTYPE)
-        self.progress = np.zeros(m)
-        self.quality_sum = np.zeros(m)
-        self.worked = np.zeros(m, dtype=np.int32)
-        self.turns = np.zeros(m, dtype=np.int32)
-        self.cost = np.zeros(m, dtype=np.int64)
-        self.started = np.zeros(m, dtype=np.int32)
-        self.asks = np.zeros(m, dtype=np.int32)
-        self.denials = np.zeros(m, dtype=np.int32)
-        self.help_bonus = np.zeros(m)
-        self.guidance = np.zeros(m)
-        self.rushed = np.zeros(m, dtype=bool)
-        self.approved = np.zeros(m, dtype=bool)
-        self.blocked_until = np.zeros(m, dtype=np.int32)
-        self.wait_streak = np.zeros(m, dtype=np.int32)
-        self.queues = TaskQueues(m)
-        self.stats = {name: np.zeros(m, dtype=np.int64) for name in (
-            "completed", "failed", "cost", "tool_calls", "denied", "helps_given",
-            "help_requests", "escalations", "delegated", "waited")}
-        self.quality_total = np.zeros(m)
-        heads = directory.dept_head
-        self.heads_here = [int(h) - lo for h in heads if lo <= h < hi]
-        p = config.policies
-        self.evaluator = SeededEvaluator(p)
-        self.reviser = DeadlineReviser(p)
-        self.constraints = BudgetConstraint(p, directory.dept_budget_micro)
+        np.add.at(self.payroll, self.dept[self.active], self.salary[self.active])
+        self.headcount = np.bincount(self.dept[self.active], minlength=len(directory.dept_ids))
+        self.heads_here = [int(h) - lo for h in directory.dept_head if lo <= h < hi]
+        self.deferred_tools = directory.tool_executor >= 0
+        self.any_deferred = bool(self.deferred_tools.any())
+        # every department's router: it routes arrivals and tasks passed on by leavers
+        self.routers = [Department(directory, k) for k in range(len(directory.dept_ids))]
 
     # ---- the tick -------------------------------------------------------------------------
     def step(self, tick: int, inbox: np.ndarray, loads: np.ndarray, dept_spent: np.ndarray,
-             secops: SecOpsPort) -> GroupTick:
+             secops: SecOpsPort, landed: np.ndarray, down: np.ndarray | None = None,
+             org: tuple[OrgDirectory, list[OrgChange]] | None = None) -> GroupTick:
+        """One tick. landed: the actions due now with their outcomes; down: per tool, whether
+        it is out (None: all work); org: a new org version and its changes, from this tick."""
+        a = self.a
         cycle = LoopCycle()
         ev = EventBuffer(tick)
         out = MessageBuffer()
         results = ResultBuffer()
         spend = np.zeros(len(self.dir.dept_ids), dtype=np.int64)
+        if org is not None:
+            self.staffing.reorganise(tick, *org, loads, ev, out, results)
 
         cycle.enter(LoopPhase.perceive)
-        asks = self._perceive(tick, inbox, ev, out, results)
+        asks = self._perceive(tick, inbox, loads, ev, out, results)
+        delivered = self._deliver(landed, ev)
         helping = self._answer_help(asks, ev, out)
 
         cycle.enter(LoopPhase.evaluate)
-        rows = np.nonzero((self.state == WorkState.working.value) & ~helping)[0]
+        working = (a.state == WorkState.working.value) & ~helping
+        rows = np.nonzero(working if self.everyone_active else working & self.active)[0]
         batch = self._batch(tick, rows)
-        evaluation = self.evaluator.evaluate(batch)
+        s = self.strategies
+        evaluation = s.evaluator.evaluate(batch)
 
         cycle.enter(LoopPhase.revise)
-        revised = self.reviser.revise(batch, evaluation)
-        self.rushed[rows[revised]] = True
+        revised = s.reviser.revise(batch, evaluation)
+        a.rushed[rows[revised]] = True
         ev.add(EventKind.goal_revised, self.global_ids[rows[revised]], batch.tasks["task"][revised],
                value=evaluation.slack[revised])
 
         cycle.enter(LoopPhase.plan)
-        helper_choice = self._helper_choice(batch)
-        plan = ThresholdPlanner(self.cfg.policies, helper_choice >= 0).plan(batch, evaluation)
+        plan = s.planner.plan(batch, evaluation)
         self._delegate(tick, loads, ev, out)
 
         cycle.enter(LoopPhase.filter)
         action, on_tool = self._filter(batch, plan, dept_spent, secops, ev)
 
         cycle.enter(LoopPhase.act)
-        busy = self.state != WorkState.idle.value
-        self.cost[busy] += self.salary[busy]
+        busy = a.state != WorkState.idle.value
+        if not self.everyone_active:
+            busy &= self.active
+        a.cost[busy] += self.salary[busy]
         spend += self.payroll
-        self._act(tick, rows, batch, evaluation, action, on_tool, helper_choice, ev, out, results,
-                  spend)
+        issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool, down, ev,
+                                      out, results, spend)
 
         cycle.enter(LoopPhase.reflect)
         acted = rows[action != ActionKind.none.value]
-        self.wait_streak[acted] = 0
-        self.turns[rows] += 1
+        a.wait_streak[acted] = 0
+        a.turns[rows] += 1
         cycle.finish()
 
-        loads_out = self.queues.length + (self.state != WorkState.idle.value)
+        loads_out = a.queues.length + (a.state != WorkState.idle.value)
         return GroupTick(out.collect(), loads_out.astype(np.int32), spend, ev.collect(),
-                         results.collect())
+                         results.collect(), issued, delivered,
+                         self._timeseries(tick, busy, escalated, spend))
+
+    def _timeseries(self, tick: int, busy: np.ndarray, escalated: np.ndarray,
+                    spend: np.ndarray) -> np.ndarray:
+        n = len(self.dir.dept_ids)
+        rows = np.zeros(n, dtype=TIMESERIES_DTYPE)
+        rows["tick"] = tick
+        rows["dept"] = np.arange(n)
+        rows["headcount"] = self.headcount
+        rows["busy"] = np.bincount(self.dept[busy], minlength=n)
+        rows["queued"] = np.bincount(self.dept, weights=self.a.queues.length, minlength=n)
+        rows["escalations"] = np.bincount(self.dept[escalated], minlength=n)
+        rows["salary_micro"] = self.payroll
+        rows["tool_micro"] = spend - self.payroll
+        return rows
 
     # ---- perceive -------------------------------------------------------------------------
-    def _perceive(self, tick: int, inbox: np.ndarray, ev: EventBuffer, out: MessageBuffer,
-                  results: ResultBuffer) -> np.ndarray:
-        """Take in the inbox (ordered by destination, then sender); returns the help requests."""
+    def _perceive(self, tick: int, inbox: np.ndarray, loads: np.ndarray, ev: EventBuffer,
+                  out: MessageBuffer, results: ResultBuffer) -> np.ndarray:
+        """Take in the inbox (ordered by destination, then sender); returns the help requests.
+        What reaches an agent who is away or gone is passed on: tasks go back to routing,
+        help requests bounce."""
         asks = np.zeros(0, dtype=MESSAGE_DTYPE)
         if len(inbox):
+            if not self.everyone_active:
+                inbox = self.staffing.pass_on(tick, inbox, loads, ev, out, results)
             kind = inbox["kind"]
             carrying = carries_task(inbox)
             if carrying.any():
                 batch = take(inbox, carrying)
-                self.queues.push_many(batch["dst"] - self.lo, task_fields_of(batch))
+                self.a.queues.push_many(batch["dst"] - self.lo, task_fields_of(batch))
             asks = take(inbox, kind == MessageKind.ask.value)
-            self._receive_replies(take(inbox, kind == MessageKind.reply.value))
+            self._receive_replies(take(inbox, (kind == MessageKind.reply.value)
+                                       | (kind == MessageKind.bounce.value)))
         self._approvals(tick, ev, out, results)
         self._take_next(tick, ev, results)
         return asks
 
     def _receive_replies(self, reply: np.ndarray) -> None:
-        """A reply to the agent's open help request lifts its competence for the task."""
+        """A reply to the agent's open help request lifts its competence for the task; a
+        bounce (nobody there to help) only ends the wait."""
+        a = self.a
         local = reply["dst"] - self.lo
-        match = ((self.state[local] == WorkState.waiting_help.value)
-                 & (self.cur["task"][local] == reply["t_task"]))
+        match = ((a.state[local] == WorkState.waiting_help.value)
+                 & (a.cur["task"][local] == reply["t_task"]))
         got, value = local[match], reply["value"][match]
-        strength = (self.skills[got, self.cur["skill"][got]]
+        strength = (a.skills[got, a.cur["skill"][got]]
                     + SENIORITY_BONUS[self.seniority[got]])
-        check_work_transition(self.state[got], WorkState.working)
-        self.state[got] = WorkState.working
+        check_work_transition(a.state[got], WorkState.working)
+        a.state[got] = WorkState.working
         bonus = self.cfg.policies.collaboration.help_bonus + 0.5 * np.maximum(0.0, value - strength)
-        np.maximum.at(self.help_bonus, got, bonus)
+        bounced = reply["kind"][match] == MessageKind.bounce.value
+        np.maximum.at(a.help_bonus, got, np.where(bounced, 0.0, bonus))
+
+    def _deliver(self, landed: np.ndarray, ev: EventBuffer) -> np.ndarray:
+        """Outcomes of actions due now: a success brings the work the call was for; a failure
+        or time-out costs the tick it waited. Returns the delivered rows (the ledger's)."""
+        if not len(landed):
+            return landed
+        a = self.a
+        local = landed["agent"] - self.lo
+        waiting = ((a.state[local] == WorkState.waiting_action.value)
+                   & (a.cur["task"][local] == landed["task"]))
+        ok = waiting & (landed["status"] == ActionStatus.succeeded.value)
+        w = local[ok]
+        a.progress[w] += a.pending_rate[w]
+        a.quality_sum[w] += a.pending_quality[w]
+        a.worked[w] += 1
+        self._learn(w, a.cur["skill"][w])
+        bad = waiting & ~ok
+        a.stats["actions_failed"][local[bad]] += 1
+        back = local[waiting]
+        check_work_transition(a.state[back], WorkState.working)
+        a.state[back] = WorkState.working
+        ev.add(EventKind.action_done, landed["agent"][ok], landed["task"][ok],
+               target=landed["tool"][ok], value=landed["value"][ok])
+        ev.add(EventKind.action_failed, landed["agent"][bad], landed["task"][bad],
+               target=landed["status"][bad])
+        return landed
+
+    def _learn(self, local: np.ndarray, skill: np.ndarray) -> None:
+        """Learning by doing: a tick of work raises the skill it used."""
+        lr = self.cfg.policies.work.learning_rate
+        self.a.skills[local, skill] += lr * (1.0 - self.a.skills[local, skill])
 
     def _approvals(self, tick: int, ev: EventBuffer, out: MessageBuffer,
                    results: ResultBuffer) -> None:
-        due = np.nonzero((self.state == WorkState.blocked.value) & (self.blocked_until <= tick))[0]
+        a = self.a
+        due = np.nonzero((a.state == WorkState.blocked.value) & (a.blocked_until <= tick))[0]
         if not len(due):
             return
         policy = self.cfg.policies.approvals
         granted = uniform(self.key, self.global_ids[due], tick, Stream.approval) \
             < policy.approve_probability
         ok, no = due[granted], due[~granted]
-        check_work_transition(self.state[ok], WorkState.working)
-        self.state[ok] = WorkState.working
-        self.guidance[ok] = policy.guidance_bonus
-        self.approved[ok] = True
-        ev.add(EventKind.approval_granted, self.global_ids[ok], self.cur["task"][ok])
-        ev.add(EventKind.approval_rejected, self.global_ids[no], self.cur["task"][no])
-        check_work_transition(self.state[no], WorkState.idle)
+        check_work_transition(a.state[ok], WorkState.working)
+        a.state[ok] = WorkState.working
+        a.guidance[ok] = policy.guidance_bonus
+        a.approved[ok] = True
+        ev.add(EventKind.approval_granted, self.global_ids[ok], a.cur["task"][ok])
+        ev.add(EventKind.approval_rejected, self.global_ids[no], a.cur["task"][no])
+        check_work_transition(a.state[no], WorkState.idle)
         heads = self.dir.dept_head[self.dept[no]]
-        handoff = no[heads != self.global_ids[no]]
-        if len(handoff):
-            msgs = np.zeros(len(handoff), dtype=MESSAGE_DTYPE)
-            self._fill_task(msgs, take(self.cur, handoff))
-            msgs["src"] = self.global_ids[handoff]
-            msgs["dst"] = self.dir.dept_head[self.dept[handoff]]
-            msgs["kind"] = MessageKind.handoff
-            out.add(msgs)
-            ev.add(EventKind.message_sent, msgs["src"], msgs["t_task"], target=msgs["dst"],
-                   value=float(MessageKind.handoff))
-        self._close(no[heads == self.global_ids[no]], tick, TaskStatus.failed,
+        handoff = no[(heads != self.global_ids[no]) & (heads >= 0)]
+        self._send_tasks(handoff, self.dir.dept_head[self.dept[handoff]], MessageKind.handoff,
+                         ev, out)
+        self._close(no[(heads == self.global_ids[no]) | (heads < 0)], tick, TaskStatus.failed,
                     FailReason.rejected, ev, results)
-        self.state[no] = WorkState.idle
+        a.state[no] = WorkState.idle
 
-    @staticmethod
-    def _fill_task(msgs: np.ndarray, tasks: np.ndarray) -> None:
-        for name in TASK_DTYPE.names or ():
-            msgs[f"t_{name}"] = tasks[name]
+    def _send_tasks(self, local: np.ndarray, to: np.ndarray, kind: MessageKind,
+                    ev: EventBuffer, out: MessageBuffer) -> None:
+        """The agents `local` send their current task to `to` (a report or a hand-off)."""
+        if not len(local):
+            return
+        msgs = np.zeros(len(local), dtype=MESSAGE_DTYPE)
+        fill_task(msgs, take(self.a.cur, local))
+        msgs["src"] = self.global_ids[local]
+        msgs["dst"] = to
+        msgs["kind"] = kind
+        out.add(msgs)
+        ev.add(EventKind.message_sent, msgs["src"], msgs["t_task"], target=msgs["dst"],
+               value=float(kind))
 
     def _take_next(self, tick: int, ev: EventBuffer, results: ResultBuffer) -> None:
+        a = self.a
         grace = self.cfg.policies.work.deadline_grace_ticks
-        ready = np.nonzero((self.state == WorkState.idle.value) & (self.queues.length > 0))[0]
-        started, tasks, expired = self.queues.pop_next(ready.tolist(), tick, grace)
+        ready = (a.state == WorkState.idle.value) & (a.queues.length > 0)
+        if not self.everyone_active:
+            ready &= self.active
+        started, tasks, expired = a.queues.pop_next(np.nonzero(ready)[0].tolist(), tick, grace)
         for local, task_id in expired:
             self._record_failure(local, task_id, tick, FailReason.expired, ev, results)
         if not started:
             return
         idx = np.array(started, dtype=np.intp)
-        self.cur[idx] = tasks
-        check_work_transition(self.state[idx], WorkState.working)
-        self.state[idx] = WorkState.working
-        for arr in (self.progress, self.quality_sum, self.help_bonus, self.guidance):
-            arr[idx] = 0.0
-        for arr_i in (self.worked, self.turns, self.cost, self.asks, self.denials,
-                      self.wait_streak):
-            arr_i[idx] = 0
-        self.rushed[idx] = False
-        self.approved[idx] = False
-        self.started[idx] = tick
-        ev.add(EventKind.task_started, self.global_ids[idx], self.cur["task"][idx])
+        check_work_transition(a.state[idx], WorkState.working)
+        a.state[idx] = WorkState.working
+        a.start_task(idx, tasks, tick)
+        ev.add(EventKind.task_started, self.global_ids[idx], a.cur["task"][idx])
 
     def _answer_help(self, asks: np.ndarray, ev: EventBuffer, out: MessageBuffer) -> np.ndarray:
         """Helpers answer every request they got (in order of helper, then of arrival); it
@@ -249,11 +304,11 @@ class AgentGroup:
         asks = take(asks, np.argsort(asks["dst"], kind="stable"))
         local, skill = asks["dst"] - self.lo, asks["t_skill"]
         helping[local] = True
-        np.add.at(self.stats["helps_given"], local, 1)
+        np.add.at(self.a.stats["helps_given"], local, 1)
         msgs = np.zeros(len(asks), dtype=MESSAGE_DTYPE)
         msgs["src"], msgs["dst"], msgs["t_task"] = asks["dst"], asks["src"], asks["t_task"]
         msgs["t_skill"] = skill
-        msgs["value"] = self.skills[local, skill] + SENIORITY_BONUS[self.seniority[local]]
+        msgs["value"] = self.a.skills[local, skill] + SENIORITY_BONUS[self.seniority[local]]
         msgs["kind"] = MessageKind.reply
         out.add(msgs)
         ev.add(EventKind.help_given, msgs["src"], msgs["t_task"], target=msgs["dst"],
@@ -262,23 +317,28 @@ class AgentGroup:
 
     # ---- evaluate / plan -------------------------------------------------------------------
     def _batch(self, tick: int, rows: np.ndarray) -> WorkBatch:
-        tasks = take(self.cur, rows)
+        a = self.a
+        tasks = take(a.cur, rows)
         agents = self.global_ids[rows]
+        draws = uniforms(self.key, agents, tick, BATCH_STREAMS)
+        dept = self.dept[rows]
         return WorkBatch(
             tick=tick, agents=agents, seniority=self.seniority[rows],
-            dept=self.dept[rows], skill=self.skills[rows, tasks["skill"]], tasks=tasks,
-            progress=self.progress[rows], asks=self.asks[rows], help_bonus=self.help_bonus[rows],
-            guidance=self.guidance[rows], rushed=self.rushed[rows],
-            wait_streak=self.wait_streak[rows], queue_len=self.queues.length[rows],
-            draws=uniforms(self.key, agents, tick, BATCH_STREAMS),
+            dept=dept, skill=a.skills[rows, tasks["skill"]], tasks=tasks,
+            progress=a.progress[rows], asks=a.asks[rows], help_bonus=a.help_bonus[rows],
+            guidance=a.guidance[rows], rushed=a.rushed[rows],
+            wait_streak=a.wait_streak[rows], queue_len=a.queues.length[rows],
+            helper=self._helper_choice(agents, dept, tasks["skill"],
+                                       draws[BATCH_STREAMS.index(Stream.helper)]),
+            draws=draws,
         )
 
-    def _helper_choice(self, batch: WorkBatch) -> np.ndarray:
-        """A colleague to ask per batch row (-1: nobody), picked among the strongest three."""
-        cands = self.dir.helpers[batch.dept, batch.tasks["skill"]]
-        valid = (cands >= 0) & (cands != batch.agents[:, None])
+    def _helper_choice(self, agents: np.ndarray, dept: np.ndarray, skill: np.ndarray,
+                       u: np.ndarray) -> np.ndarray:
+        """A colleague to ask per row (-1: nobody), picked among the strongest three."""
+        cands = self.dir.helpers[dept, skill]
+        valid = (cands >= 0) & (cands != agents[:, None])
         count = valid.sum(axis=1)
-        u = batch.draw(Stream.helper)
         pick = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
         # position of the pick-th valid candidate in each row
         rank = np.cumsum(valid, axis=1) - 1
@@ -289,10 +349,11 @@ class AgentGroup:
     def _delegate(self, tick: int, loads: np.ndarray, ev: EventBuffer, out: MessageBuffer) -> None:
         """A busy head passes the easiest-to-hand-off task on top of its queue to a report."""
         collab = self.cfg.policies.collaboration
+        queues = self.a.queues
         for local in self.heads_here:
-            if self.queues.length[local] <= collab.delegate_queue_threshold:
+            if queues.length[local] <= collab.delegate_queue_threshold:
                 continue
-            top = self.queues.peek(local)[0]
+            top = queues.peek(local)[0]
             if top["difficulty"] > collab.delegate_max_difficulty:
                 continue
             head = self.lo + local
@@ -304,12 +365,12 @@ class AgentGroup:
                 continue
             skill = self.dir.skills[cands, int(top["skill"])]
             target = int(cands[np.argmin(loads[cands] - skill * 1e-3)])
-            task = self.queues.pop(local)
+            task = queues.pop(local)
             msg = np.zeros(1, dtype=MESSAGE_DTYPE)
-            self._fill_task(msg, task)
+            fill_task(msg, task)
             msg["src"], msg["dst"], msg["kind"] = head, target, MessageKind.delegate
             out.add(msg)
-            self.stats["delegated"][local] += 1
+            self.a.stats["delegated"][local] += 1
             ev.add_one(EventKind.message_sent, head, int(task["task"][0]), target,
                        float(MessageKind.delegate))
 
@@ -317,9 +378,10 @@ class AgentGroup:
     def _filter(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray, secops: SecOpsPort,
                 ev: EventBuffer) -> tuple[np.ndarray, np.ndarray]:
         """Planned actions after constraints and SecOps, and which escalations SecOps asked for."""
+        a = self.a
         action = plan.action.copy()
         on_tool = np.zeros(len(action), dtype=bool)
-        blocked = self.constraints.blocked(batch, plan, dept_spent)
+        blocked = self.strategies.constraints.blocked(batch, plan, dept_spent)
         action[blocked] = ActionKind.none
         ev.add(EventKind.budget_blocked, batch.agents[blocked], batch.tasks["task"][blocked])
         calls_at = np.nonzero(action == ActionKind.call_tool.value)[0]
@@ -328,7 +390,7 @@ class AgentGroup:
         calls = np.empty(len(calls_at), dtype=CALL_DTYPE)
         calls["agent"] = batch.agents[calls_at]
         calls["tool"] = batch.tasks["tool"][calls_at]
-        calls["approved"] = self.approved[batch.agents[calls_at] - self.lo]
+        calls["approved"] = a.approved[batch.agents[calls_at] - self.lo]
         verdict, rule = secops.check(calls)
         denies, escalates = verdict == Verdict.deny.value, verdict == Verdict.escalate.value
         denied, escalated = calls_at[denies], calls_at[escalates]
@@ -337,9 +399,9 @@ class AgentGroup:
         ev.add(EventKind.tool_escalated, batch.agents[escalated], batch.tasks["task"][escalated],
                target=rule[escalates])
         local = batch.agents[denied] - self.lo
-        self.denials[local] += 1
-        self.stats["denied"][local] += 1
-        give_up = self.denials[local] >= self.cfg.policies.work.max_denials_per_task
+        a.denials[local] += 1
+        a.stats["denied"][local] += 1
+        give_up = a.denials[local] >= self.cfg.policies.work.max_denials_per_task
         action[denied] = np.where(give_up, ActionKind.fail.value, ActionKind.none.value)
         action[escalated] = ActionKind.ask_human
         on_tool[escalated] = True
@@ -347,78 +409,108 @@ class AgentGroup:
 
     # ---- act ----------------------------------------------------------------------------------
     def _act(self, tick: int, rows: np.ndarray, batch: WorkBatch, evaluation: Evaluation,
-             action: np.ndarray, on_tool: np.ndarray, helper_choice: np.ndarray,
-             ev: EventBuffer, out: MessageBuffer,
-             results: ResultBuffer, spend: np.ndarray) -> None:
+             action: np.ndarray, on_tool: np.ndarray, down: np.ndarray | None,
+             ev: EventBuffer, out: MessageBuffer, results: ResultBuffer,
+             spend: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Returns the actions issued and the rows (group-local) that escalated."""
+        a = self.a
         ids = batch.agents
         tasks = batch.tasks["task"]
 
         work = action == ActionKind.call_tool.value
+        tool_all = batch.tasks["tool"]
+        if down is not None:  # an outage: the call fails, the tick is lost, nothing is spent
+            out_of_order = work & down[tool_all]
+            ev.add(EventKind.tool_failed, ids[out_of_order], tasks[out_of_order],
+                   target=tool_all[out_of_order])
+            work &= ~out_of_order
         w = rows[work]
-        tool = batch.tasks["tool"][work]
+        tool = tool_all[work]
         tool_cost = self.dir.tool_cost_micro[tool]
-        self.progress[w] += evaluation.rate[work]
-        self.quality_sum[w] += task_quality(batch, evaluation)[work]
-        self.worked[w] += 1
-        self.cost[w] += tool_cost
-        self.stats["tool_calls"][w] += 1
+        gained = evaluation.rate[work]
+        quality = task_quality(batch, evaluation)[work]
+        issued = np.zeros(0, dtype=ACTION_DTYPE)
+        now = np.ones(len(w), dtype=bool)
+        if self.any_deferred:
+            later = self.deferred_tools[tool]
+            if later.any():
+                now = ~later
+                issued = self._issue(tick, w[later], tool[later], gained[later], quality[later])
+        wn = w[now]
+        a.progress[wn] += gained[now]
+        a.quality_sum[wn] += quality[now]
+        a.worked[wn] += 1
+        a.cost[w] += tool_cost
+        a.stats["tool_calls"][w] += 1
         np.add.at(spend, self.dept[w], tool_cost)
-        skill = batch.tasks["skill"][work]
-        lr = self.cfg.policies.work.learning_rate
-        self.skills[w, skill] += lr * (1.0 - self.skills[w, skill])
+        self._learn(wn, batch.tasks["skill"][work][now])
         ev.add(EventKind.tool_call, ids[work], tasks[work], target=tool, amount=tool_cost)
 
         ask = action == ActionKind.send_message.value
-        a = rows[ask]
-        if len(a):
-            msgs = np.zeros(len(a), dtype=MESSAGE_DTYPE)
-            self._fill_task(msgs, take(batch.tasks, ask))
-            msgs["src"], msgs["dst"], msgs["kind"] = ids[ask], helper_choice[ask], MessageKind.ask
+        q = rows[ask]
+        if len(q):
+            msgs = np.zeros(len(q), dtype=MESSAGE_DTYPE)
+            fill_task(msgs, take(batch.tasks, ask))
+            msgs["src"], msgs["dst"], msgs["kind"] = ids[ask], batch.helper[ask], MessageKind.ask
             out.add(msgs)
-            check_work_transition(self.state[a], WorkState.waiting_help)
-            self.state[a] = WorkState.waiting_help
-            self.asks[a] += 1
-            self.stats["help_requests"][a] += 1
-            ev.add(EventKind.message_sent, ids[ask], tasks[ask], target=helper_choice[ask],
+            check_work_transition(a.state[q], WorkState.waiting_help)
+            a.state[q] = WorkState.waiting_help
+            a.asks[q] += 1
+            a.stats["help_requests"][q] += 1
+            ev.add(EventKind.message_sent, ids[ask], tasks[ask], target=batch.helper[ask],
                    value=float(MessageKind.ask))
 
         wait = action == ActionKind.none.value
-        self.wait_streak[rows[wait]] += 1
-        self.stats["waited"][rows[wait]] += 1
+        a.wait_streak[rows[wait]] += 1
+        a.stats["waited"][rows[wait]] += 1
         ev.add(EventKind.waited, ids[wait], tasks[wait], value=evaluation.confidence[wait])
 
         human = action == ActionKind.ask_human.value
         h = rows[human]
         if len(h):
             reason = np.where(on_tool[human], ESCALATE_ON_TOOL, ESCALATE_ON_CONFIDENCE)
-            check_work_transition(self.state[h], WorkState.blocked)
-            self.state[h] = WorkState.blocked
-            self.blocked_until[h] = tick + self.cfg.policies.approvals.delay_ticks
-            self.stats["escalations"][h] += 1
+            check_work_transition(a.state[h], WorkState.blocked)
+            a.state[h] = WorkState.blocked
+            a.blocked_until[h] = tick + self.cfg.policies.approvals.delay_ticks
+            a.stats["escalations"][h] += 1
             ev.add(EventKind.escalated, ids[human], tasks[human], target=reason,
                    value=evaluation.confidence[human])
 
         finishing = rows[action == ActionKind.finish.value]
         self._close(finishing, tick, TaskStatus.completed, FailReason.none, ev, results)
         heads = self.dir.dept_head[self.dept[finishing]]
-        reporting = finishing[heads != self.global_ids[finishing]]
-        if len(reporting):
-            msgs = np.zeros(len(reporting), dtype=MESSAGE_DTYPE)
-            self._fill_task(msgs, take(self.cur, reporting))
-            msgs["src"] = self.global_ids[reporting]
-            msgs["dst"] = self.dir.dept_head[self.dept[reporting]]
-            msgs["kind"] = MessageKind.report
-            out.add(msgs)
-            ev.add(EventKind.message_sent, msgs["src"], msgs["t_task"], target=msgs["dst"],
-                   value=float(MessageKind.report))
+        reporting = finishing[(heads != self.global_ids[finishing]) & (heads >= 0)]
+        self._send_tasks(reporting, self.dir.dept_head[self.dept[reporting]], MessageKind.report,
+                         ev, out)
         fail = action == ActionKind.fail.value
         failing = rows[fail]
-        why = np.where(self.denials[failing] >= self.cfg.policies.work.max_denials_per_task,
+        why = np.where(a.denials[failing] >= self.cfg.policies.work.max_denials_per_task,
                        FailReason.denied.value, FailReason.deadline.value)
         self._close(failing, tick, TaskStatus.failed, why, ev, results)
         done = rows[(action == ActionKind.finish.value) | fail]
-        check_work_transition(self.state[done], WorkState.idle)
-        self.state[done] = WorkState.idle
+        check_work_transition(a.state[done], WorkState.idle)
+        a.state[done] = WorkState.idle
+        return issued, h
+
+    def _issue(self, tick: int, local: np.ndarray, tool: np.ndarray, gained: np.ndarray,
+               quality: np.ndarray) -> np.ndarray:
+        """Tool calls run by executors: the agents wait for the outcome, which brings the work
+        (`gained`, `quality`) when it arrives."""
+        a = self.a
+        check_work_transition(a.state[local], WorkState.waiting_action)
+        a.state[local] = WorkState.waiting_action
+        a.pending_rate[local] = gained
+        a.pending_quality[local] = quality
+        rows = np.zeros(len(local), dtype=ACTION_DTYPE)
+        rows["call"] = call_ids(tick, self.global_ids[local])
+        rows["tick"] = tick
+        rows["agent"] = self.global_ids[local]
+        rows["task"] = a.cur["task"][local]
+        rows["tool"] = tool
+        rows["executor"] = self.dir.tool_executor[tool]
+        rows["due"] = tick + self._latency[rows["executor"]]
+        rows["status"] = ActionStatus.issued
+        return rows
 
     def _close(self, local: np.ndarray, tick: int, status: TaskStatus,
                reason: FailReason | np.ndarray, ev: EventBuffer, results: ResultBuffer) -> None:
@@ -426,68 +518,71 @@ class AgentGroup:
         sets their work state). Quality is the mean over the turns worked; 0 if failed."""
         if not len(local):
             return
+        a = self.a
         rows = np.zeros(len(local), dtype=RESULT_DTYPE)
-        rows["task"] = self.cur["task"][local]
+        rows["task"] = a.cur["task"][local]
         rows["agent"] = self.global_ids[local]
         rows["status"] = status
         rows["reason"] = reason
         rows["finished"] = tick
-        rows["started"] = self.started[local]
+        rows["started"] = a.started[local]
         if status == TaskStatus.completed:
-            worked = self.worked[local]
-            rows["quality"] = np.divide(self.quality_sum[local], worked,
+            worked = a.worked[local]
+            rows["quality"] = np.divide(a.quality_sum[local], worked,
                                         out=np.zeros(len(local)), where=worked > 0)
-        rows["cost_micro"] = self.cost[local]
-        rows["turns"] = self.turns[local] + 1
+        rows["cost_micro"] = a.cost[local]
+        rows["turns"] = a.turns[local] + 1
         results.add(rows)
         if status == TaskStatus.completed:
-            self.stats["completed"][local] += 1
-            self.quality_total[local] += rows["quality"]
+            a.stats["completed"][local] += 1
+            a.quality_total[local] += rows["quality"]
             ev.add(EventKind.task_completed, rows["agent"], rows["task"], value=rows["quality"],
                    amount=rows["cost_micro"])
         else:
-            self.stats["failed"][local] += 1
+            a.stats["failed"][local] += 1
             ev.add(EventKind.task_failed, rows["agent"], rows["task"], target=rows["reason"],
                    amount=rows["cost_micro"])
-        self.stats["cost"][local] += rows["cost_micro"]
+        a.stats["cost"][local] += rows["cost_micro"]
 
     def _record_failure(self, local: int, tid: int, tick: int, reason: FailReason,
                         ev: EventBuffer, results: ResultBuffer) -> None:
         """A queued task that fails before it starts (expired in the queue)."""
         results.add_one((tid, self.lo + local, TaskStatus.failed, reason, tick, tick, 0.0, 0, 0, 0))
-        self.stats["failed"][local] += 1
+        self.a.stats["failed"][local] += 1
         ev.add_one(EventKind.task_failed, self.lo + local, tid, int(reason))
 
     # ---- checkpoints ---------------------------------------------------------------------
-    _MUTABLE = ("state", "skills", "cur", "progress", "quality_sum", "worked", "turns", "cost",
-                "started", "asks", "denials", "help_bonus", "guidance", "rushed", "approved",
-                "blocked_until", "wait_streak", "queues", "stats", "quality_total")
-
     def state_dict(self) -> dict[str, object]:
-        """Everything that changes during a run; config, directory and key are rebuilt."""
-        return {"lo": self.lo, "hi": self.hi, **{k: getattr(self, k) for k in self._MUTABLE}}
+        """Everything that changes during a run; config, org version and key are rebuilt."""
+        return {"lo": self.lo, "hi": self.hi, "agents": self.a.state_dict()}
 
     def load_state(self, state: dict[str, object]) -> None:
         if (state["lo"], state["hi"]) != (self.lo, self.hi):
             raise ValueError(f"group state for agents {state['lo']}..{state['hi']} "
                              f"does not fit group {self.lo}..{self.hi}")
-        # deep copies: arrays handed over by Ray's object store are read-only views
-        for k in self._MUTABLE:
-            setattr(self, k, copy.deepcopy(state[k]))
+        self.a = AgentColumns.from_state(state["agents"])  # type: ignore[arg-type]
 
     # ---- read-outs -------------------------------------------------------------------------
     def open_task_ids(self) -> list[int]:
-        active = self.cur["task"][self.state != WorkState.idle.value].tolist()
-        return sorted(active + self.queues.task_ids())
+        a = self.a
+        held = a.cur["task"][a.state != WorkState.idle.value].tolist()
+        return sorted(held + a.queues.task_ids())
 
     def agent_rows(self) -> dict[str, np.ndarray]:
-        completed = self.stats["completed"]
+        a = self.a
+        completed = a.stats["completed"]
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean_q = np.where(completed > 0, self.quality_total / np.maximum(completed, 1), 0.0)
+            mean_q = np.where(completed > 0, a.quality_total / np.maximum(completed, 1), 0.0)
         return {
             "agent_index": self.global_ids,
-            "state": self.state.copy(),
-            "queue_len": self.queues.length.copy(),
+            "state": a.state.copy(),
+            "queue_len": a.queues.length.copy(),
             "mean_quality": mean_q,
-            **{k: v.copy() for k, v in self.stats.items()},
+            **{k: v.copy() for k, v in a.stats.items()},
         }
+
+
+def fill_task(msgs: np.ndarray, tasks: np.ndarray) -> None:
+    """Copy TASK_DTYPE rows into the task fields of messages."""
+    for name in TASK_DTYPE.names or ():
+        msgs[f"t_{name}"] = tasks[name]

@@ -73,5 +73,12 @@ class TaskQueues:
         """The agent's best task, left in the queue, as a one-row TASK_DTYPE array."""
         return _records([self._heaps[local][0][3]])
 
+    def drain(self, local: int) -> np.ndarray:
+        """Empty the agent's queue; its tasks as TASK_DTYPE rows, best first."""
+        heap = self._heaps[local]
+        records = [heapq.heappop(heap)[3] for _ in range(len(heap))]
+        self.length[local] = 0
+        return _records(records) if records else np.zeros(0, dtype=TASK_DTYPE)
+
     def task_ids(self) -> list[int]:
         return [entry[2] for heap in self._heaps for entry in heap]

@@ -23,13 +23,24 @@ from typing import Protocol
 import numpy as np
 import polars as pl
 
-from synthorg.domain.enums import EventKind, MessageKind, TaskStatus
-from synthorg.domain.records import EVENT_DTYPE, RESULT_DTYPE, TASK_DTYPE
+from synthorg.domain.enums import ActionStatus, EventKind, MessageKind, TaskStatus
+from synthorg.domain.records import (
+    ACTION_DTYPE,
+    EVENT_DTYPE,
+    RESULT_DTYPE,
+    TASK_DTYPE,
+    TIMESERIES_DTYPE,
+)
 from synthorg.ledger.fingerprint import LANES, Fingerprinter
 
 PARTS_DIR = "ledger-parts"
 PART_SUFFIX = ".npy"
-STREAMS = {"events": EVENT_DTYPE, "results": RESULT_DTYPE, "created": TASK_DTYPE}
+# hashed: what happened, the same rows however agents are grouped
+STREAMS = {"events": EVENT_DTYPE, "results": RESULT_DTYPE, "created": TASK_DTYPE,
+           "actions": ACTION_DTYPE}
+# kept beside them, not hashed: rows per group (summed over groups when tables are written)
+AUX_STREAMS = {"timeseries": TIMESERIES_DTYPE}
+PART_STREAMS = {**STREAMS, **AUX_STREAMS}
 _MESSAGE_KINDS = len(MessageKind)
 # ticks fingerprinted together: the fingerprint's numpy calls cost ~0.5M instructions whatever
 # the rows, a fixed cost of every group's tick when made each tick
@@ -85,7 +96,7 @@ class DirectorySink:
         write_part(self.parts / name, chunks)
 
     def discard(self, shard: str, from_part: int) -> None:
-        for stream in STREAMS:
+        for stream in PART_STREAMS:
             for f in part_files(self.parts, stream, shard):
                 if int(f.stem.rsplit("-", 1)[1]) >= from_part:
                     f.unlink()
@@ -101,13 +112,16 @@ class ShardTotals:
     message_kinds: np.ndarray = field(default_factory=lambda: np.zeros(_MESSAGE_KINDS, np.int64))
     completed: int = 0
     failed: int = 0
+    action_status: np.ndarray = field(
+        default_factory=lambda: np.zeros(len(ActionStatus), np.int64))
 
     def __add__(self, other: ShardTotals) -> ShardTotals:
         with np.errstate(over="ignore"):
             fp = self.fingerprint + other.fingerprint
         return ShardTotals(fp, self.rows + other.rows, self.event_counts + other.event_counts,
                            self.message_kinds + other.message_kinds,
-                           self.completed + other.completed, self.failed + other.failed)
+                           self.completed + other.completed, self.failed + other.failed,
+                           self.action_status + other.action_status)
 
     def copy(self) -> ShardTotals:
         return copy.deepcopy(self)
@@ -121,6 +135,7 @@ class LedgerTotals:
     completed: int
     failed: int
     message_kinds: dict[int, int] = field(default_factory=dict)
+    action_status: dict[str, int] = field(default_factory=dict)
 
 
 def combine(shards: list[ShardTotals], ticks: int) -> LedgerTotals:
@@ -136,6 +151,7 @@ def combine(shards: list[ShardTotals], ticks: int) -> LedgerTotals:
         completed=total.completed,
         failed=total.failed,
         message_kinds={i: int(c) for i, c in enumerate(total.message_kinds) if c},
+        action_status={k.name: int(total.action_status[k]) for k in ActionStatus},
     )
 
 
@@ -152,22 +168,26 @@ class LedgerShard:
         self._writer = ThreadPoolExecutor(1, thread_name_prefix=f"ledger-{shard}") if background else None
         self._writing: list[Future[None]] = []
         self._totals = ShardTotals()
-        self._buffers: dict[str, list[np.ndarray]] = {k: [] for k in STREAMS}
+        self._buffers: dict[str, list[np.ndarray]] = {k: [] for k in PART_STREAMS}
         self._buffered = 0
         self._part_no = 0
         self._fingerprint = Fingerprinter()
         self._forget_unhashed()
 
     def append(self, events: np.ndarray, results: np.ndarray,
-               created: np.ndarray | None = None) -> None:
+               created: np.ndarray | None = None, actions: np.ndarray | None = None,
+               timeseries: np.ndarray | None = None) -> None:
         """One tick's rows from this shard: events sorted by (actor, seq)."""
         created = np.zeros(0, TASK_DTYPE) if created is None else created
+        actions = np.zeros(0, ACTION_DTYPE) if actions is None else actions
         t = self._totals
-        streams = (events, results, created)
+        streams = (events, results, created, actions)
         for stream, (name, rows) in enumerate(zip(STREAMS, streams, strict=True)):
             if len(rows):
                 self._unhashed[stream].append(rows)
                 self._buffers[name].append(rows)
+        if timeseries is not None and len(timeseries):
+            self._buffers["timeseries"].append(timeseries)
         self._appends_unhashed += 1
         if self._appends_unhashed >= HASH_EVERY:
             self._hash()
@@ -178,7 +198,10 @@ class LedgerShard:
         status = results["status"]
         t.completed += int((status == TaskStatus.completed.value).sum())
         t.failed += int((status == TaskStatus.failed.value).sum())
-        self._buffered += len(events) + len(results) + len(created)
+        if len(actions):
+            t.action_status += np.bincount(actions["status"].astype(np.intp),
+                                           minlength=len(ActionStatus))[:len(ActionStatus)]
+        self._buffered += len(events) + len(results) + len(created) + len(actions)
         if self._buffered >= self._flush_rows:
             self.flush()
 
@@ -196,7 +219,7 @@ class LedgerShard:
     def flush(self) -> None:
         parts = [(part_name(name, self.shard, self._part_no), chunks)
                  for name, chunks in self._buffers.items() if chunks]
-        self._buffers = {k: [] for k in STREAMS}  # the lists in `parts` go to the writer
+        self._buffers = {k: [] for k in PART_STREAMS}  # the lists in `parts` go to the writer
         self._part_no += 1
         self._buffered = 0
         if self._writer is None:

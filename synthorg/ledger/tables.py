@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from synthorg.domain.enums import (
+    ActionStatus,
     Autonomy,
     EventKind,
     FailReason,
@@ -17,9 +18,18 @@ from synthorg.domain.enums import (
     TaskStatus,
     WorkState,
 )
-from synthorg.domain.records import EVENT_DTYPE, RESULT_DTYPE, SYSTEM_ACTOR, TASK_DTYPE, dept_actor
+from synthorg.domain.records import (
+    ACTION_DTYPE,
+    EVENT_DTYPE,
+    RESULT_DTYPE,
+    SCENARIO_ACTOR,
+    SYSTEM_ACTOR,
+    TASK_DTYPE,
+    TIMESERIES_DTYPE,
+    dept_actor,
+)
 from synthorg.ledger.ledger import frame_of, read_part
-from synthorg.org.directory import MICRO, OrgDirectory
+from synthorg.org.directory import MICRO, NEVER, OrgDirectory
 
 
 def _names(enum: type) -> dict[int, str]:
@@ -46,6 +56,7 @@ def actor_names(d: OrgDirectory) -> dict[int, str]:
     names = {i: a for i, a in enumerate(d.agent_ids)}
     names.update({dept_actor(k): f"dept:{dep}" for k, dep in enumerate(d.dept_ids)})
     names[SYSTEM_ACTOR] = "system"  # task creation and incidents: no agent or department
+    names[SCENARIO_ACTOR] = "scenario"  # shocks: demand spikes, outages
     return names
 
 
@@ -98,7 +109,12 @@ def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirec
 
 
 def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory) -> pl.DataFrame:
+    """One row per agent that was in the org during the run, as the org stands at its end
+    (department, role, seniority, autonomy), with the ticks it joined and left (null: still
+    there)."""
     merged = {k: np.concatenate([r[k] for r in rows]) for k in rows[0]}
+    joined = d.joined[merged["agent_index"]] != NEVER
+    merged = {k: v[joined] for k, v in merged.items()}
     idx = merged["agent_index"]
     frame = pl.DataFrame({
         "agent": [d.agent_ids[i] for i in idx],
@@ -107,8 +123,69 @@ def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory) 
         "seniority": [Seniority(int(s)).name for s in d.seniority[idx]],
         "autonomy": [Autonomy(int(a)).name for a in d.autonomy[idx]],
         "state": [WorkState(int(s)).name for s in merged.pop("state")],
+        "joined_tick": pl.Series(d.joined[idx], dtype=pl.Int32),
+        "exit_tick": pl.Series(d.left[idx], dtype=pl.Int32).replace(NEVER, None),
         **{k: v for k, v in merged.items() if k != "cost"},
         "cost_usd": merged["cost"] / MICRO,
     }).sort("agent_index")
     frame.write_parquet(out / "agents.parquet")
     return frame
+
+
+def write_actions(out: Path, files: list[Path], d: OrgDirectory) -> None:
+    """actions.parquet: one row per action whose outcome was delivered, by call id."""
+    (
+        _scan(files, ACTION_DTYPE)
+        .sort("call")
+        .with_columns(
+            pl.col("agent").replace_strict(dict(enumerate(d.agent_ids)), return_dtype=pl.String),
+            pl.col("tool").replace_strict(dict(enumerate(d.tool_ids)), return_dtype=pl.String),
+            pl.col("executor").replace_strict(dict(enumerate(d.executor_ids)),
+                                              return_dtype=pl.String),
+            pl.col("status").replace_strict(_names(ActionStatus), return_dtype=pl.String),
+        )
+        .rename({"call": "call_id", "tick": "issued_tick", "due": "due_tick"})
+        .sink_parquet(out / "actions.parquet")
+    )
+
+
+TIMESERIES_SUMS = ("headcount", "busy", "queued", "escalations")
+
+
+def write_timeseries(out: Path, files: list[Path], tasks_file: Path, d: OrgDirectory) -> None:
+    """timeseries.parquet: one row per tick and department (the groups' rows summed, with
+    arrivals, completions and failures of the department's tasks from tasks.parquet)."""
+    per_tick = (
+        _scan(files, TIMESERIES_DTYPE)
+        .group_by("tick", "dept")
+        .agg(*(pl.col(c).sum() for c in (*TIMESERIES_SUMS, "salary_micro", "tool_micro")))
+    )
+    tasks = pl.scan_parquet(tasks_file)
+    dept_of = {name: k for k, name in enumerate(d.dept_ids)}
+
+    def count(tick_col: str, name: str, status: str | None = None) -> pl.LazyFrame:
+        rows = tasks if status is None else tasks.filter(pl.col("status") == status)
+        return (rows.group_by(pl.col(tick_col).alias("tick"),
+                              pl.col("department").replace_strict(dept_of, return_dtype=pl.Int32)
+                              .alias("dept"))
+                .agg(pl.len().cast(pl.Int64).alias(name)))
+
+    frame = per_tick
+    for extra in (count("created", "arrivals"), count("finished", "completed", "completed"),
+                  count("finished", "failed", "failed")):
+        frame = frame.join(extra, on=["tick", "dept"], how="left")
+    (
+        frame.with_columns(
+            pl.col("arrivals", "completed", "failed").fill_null(0),
+            pl.col("dept").replace_strict(dict(enumerate(d.dept_ids)), return_dtype=pl.String)
+            .alias("department"),
+            (pl.col("busy") / pl.col("headcount").clip(lower_bound=1)).alias("load"),
+            _usd(pl.col("salary_micro")).alias("cost_salary_usd"),
+            _usd(pl.col("tool_micro")).alias("cost_tools_usd"),
+        )
+        .drop("dept", "salary_micro", "tool_micro")
+        .select("tick", "department", "headcount", "arrivals", "completed", "failed", "queued",
+                "busy", "load", "escalations", "cost_salary_usd", "cost_tools_usd")
+        .sort("tick", "department")
+        .sink_parquet(out / "timeseries.parquet")
+    )

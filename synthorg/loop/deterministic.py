@@ -54,14 +54,13 @@ class DeadlineReviser:
 @dataclass(frozen=True)
 class ThresholdPlanner:
     policies: Policies
-    has_helper: np.ndarray  # bool per agent row of the batch: someone to ask exists
 
     def plan(self, batch: WorkBatch, evaluation: Evaluation) -> Plan:
         p = self.policies
         critical = batch.tasks["priority"] == Priority.critical.value
         decision = decide_many(evaluation.confidence, critical, p.decision)
         action = np.full(len(batch), ActionKind.call_tool, dtype=np.int8)
-        may_ask = (batch.asks < p.collaboration.max_help_requests_per_task) & self.has_helper
+        may_ask = (batch.asks < p.collaboration.max_help_requests_per_task) & (batch.helper >= 0)
         action[(decision == DecisionType.investigate.value) & may_ask] = ActionKind.send_message
         action[decision == DecisionType.wait.value] = ActionKind.none
         action[decision == DecisionType.escalate.value] = ActionKind.ask_human
@@ -81,6 +80,14 @@ class BudgetConstraint:
             return np.zeros(len(batch), dtype=bool)
         over = dept_spent[batch.dept] >= self.dept_budget_micro[batch.dept]
         return (plan.action == ActionKind.call_tool.value) & over
+
+
+@dataclass(frozen=True)
+class NoConstraint:
+    """Nothing blocks a planned action (budgets are only watched)."""
+
+    def blocked(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray) -> np.ndarray:
+        return np.zeros(len(batch), dtype=bool)
 
 
 def task_quality(batch: WorkBatch, evaluation: Evaluation) -> np.ndarray:

@@ -67,8 +67,13 @@ WORK_TRANSITIONS: frozenset[tuple[WorkState, WorkState]] = frozenset(
         (_W.working, _W.blocked),  # AskHuman
         (_W.blocked, _W.working),  # approved
         (_W.blocked, _W.idle),  # rejected: task handed off or failed
+        (_W.working, _W.waiting_action),  # CallTool run as an action
+        (_W.waiting_action, _W.working),  # its result arrived
     }
 )
+
+# An agent who leaves the org drops whatever it was doing (engine/staffing.py): that is not a
+# step of the loop, so it is not among these transitions.
 
 # per target state, whether each state may move to it (indexed by the int8 states directly)
 _ALLOWED_TO = np.zeros((len(WorkState), len(WorkState)), dtype=bool)

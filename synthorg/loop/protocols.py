@@ -1,6 +1,8 @@
-"""Strategy protocols of the loop. They work on a batch of agents at once: the deterministic
-implementation is vectorised, an LLM implementation fans out concurrent requests. The loop
-around them is the same in both modes."""
+"""Strategy protocols of the loop, chosen in config (`loop:`; loop/registry.py) and built once
+per group. They work on a batch of agents at once: the deterministic implementation is
+vectorised; one that needs a model or a service fans out the batch's requests concurrently,
+or issues them as actions (synthorg/actions) whose results arrive at a tick the simulation
+fixes. The loop around them is the same in every mode."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ class WorkBatch:
     rushed: np.ndarray
     wait_streak: np.ndarray
     queue_len: np.ndarray
+    helper: np.ndarray  # a colleague to ask per row (-1: nobody), among the strongest three
     draws: np.ndarray  # uniform [0, 1): one row per BATCH_STREAMS stream, one column per agent
 
     def __len__(self) -> int:

@@ -1,18 +1,28 @@
-"""The static org chart as arrays, built once from the config and shared by every actor."""
+"""The org chart as arrays: one version of it, shared by every actor.
+
+Agents live in slots with stable ids, never reused: the company's agents first, then every
+hire of the scenario. A version says who is in (`active`), where and at what level; the
+lookup tables derived from it (members, handlers, helpers, heads, salaries) are rebuilt for
+each version (`OrgDirectory.revised`). Versions change only at tick boundaries (org/timeline.py).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
 
 from synthorg.config.models import CompanyConfig
+from synthorg.config.scenario import Hire
 from synthorg.domain.enums import Autonomy, RiskTier, Seniority
 
 # Competence added by seniority: seniors do harder work better.
 SENIORITY_BONUS = np.array([0.0, 0.08, 0.15, 0.2, 0.22], dtype=np.float64)
 MICRO = 1_000_000
 HELPER_CANDIDATES = 3
+NEVER = -1  # in `joined` / `left`: not (yet)
 
 
 def to_micro(usd: float) -> int:
@@ -21,141 +31,186 @@ def to_micro(usd: float) -> int:
 
 @dataclass(frozen=True, eq=False)
 class OrgDirectory:
+    version: int
     agent_ids: tuple[str, ...]
     dept_ids: tuple[str, ...]
     role_ids: tuple[str, ...]
     skill_ids: tuple[str, ...]
     tool_ids: tuple[str, ...]
     type_ids: tuple[str, ...]
+    executor_ids: tuple[str, ...]
+    # per slot
     agent_role: np.ndarray  # int32 [n]
     agent_dept: np.ndarray  # int32 [n]
     seniority: np.ndarray  # int8 [n]
     autonomy: np.ndarray  # int8 [n]
-    skills: np.ndarray  # float64 [n, n_skills], initial levels
-    salary_micro: np.ndarray  # int64 [n]
-    dept_head: np.ndarray  # int32 [n_depts]
+    skills: np.ndarray  # float64 [n, n_skills], levels on joining
+    active: np.ndarray  # bool [n]: in the org and at work this version
+    joined: np.ndarray  # int32 [n]: tick joined (0 for the company's agents), NEVER
+    left: np.ndarray  # int32 [n]: tick fired, NEVER
+    # fixed by the config
+    role_types: np.ndarray  # bool [n_roles, n_types]: which task types a role handles
+    configured_head: np.ndarray  # int32 [n_depts], -1 = none configured
+    level_salary_micro: np.ndarray  # int64 per seniority level
     dept_budget_micro: np.ndarray  # int64 [n_depts]
     dept_routing: tuple[str, ...]
-    dept_members: tuple[np.ndarray, ...]
-    handlers: dict[tuple[int, int], np.ndarray]  # (dept, type) -> agent indices
-    helpers: np.ndarray  # int32 [n_depts, n_skills, HELPER_CANDIDATES], -1 = none
     tool_risk: np.ndarray  # int8 [n_tools]
     tool_destructive: np.ndarray  # bool [n_tools]
     tool_cost_micro: np.ndarray  # int64 [n_tools]
+    tool_executor: np.ndarray  # int32 [n_tools], -1 = simulated in-process
     type_dept: np.ndarray  # int32 [n_types]
     type_skill: np.ndarray  # int32 [n_types]
     type_tool: np.ndarray  # int32 [n_types]
+    # derived from the above, for this version
+    salary_micro: np.ndarray = dataclasses.field(init=False)  # int64 [n]
+    dept_head: np.ndarray = dataclasses.field(init=False)  # int32 [n_depts], -1 = none
+    dept_members: tuple[np.ndarray, ...] = dataclasses.field(init=False)  # active only
+    handlers: dict[tuple[int, int], np.ndarray] = dataclasses.field(init=False)  # (dept, type)
+    helpers: np.ndarray = dataclasses.field(init=False)  # int32 [n_depts, n_skills, 3], -1
+
+    def __post_init__(self) -> None:
+        for name, value in _derived(self).items():
+            object.__setattr__(self, name, value)
 
     @property
     def size(self) -> int:
         return len(self.agent_ids)
 
+    def headcount(self) -> int:
+        """Agents in the org, at work or away (joined and not fired)."""
+        return int(((self.joined != NEVER) & (self.left == NEVER)).sum())
+
+    def digest(self) -> str:
+        """Identifies this version's org chart (who is where, at what level) across processes."""
+        h = hashlib.sha256(repr(self.agent_ids).encode())
+        for name in ("agent_role", "agent_dept", "seniority", "autonomy", "active", "joined",
+                     "left"):
+            h.update(np.ascontiguousarray(getattr(self, name)).tobytes())
+        return h.hexdigest()[:16]
+
+    def revised(self, **slots: np.ndarray) -> OrgDirectory:
+        """The next version, with the given per-slot arrays replaced; tables rebuilt."""
+        return dataclasses.replace(self, version=self.version + 1, **slots)  # type: ignore[arg-type]
+
     @classmethod
     def from_config(cls, cfg: CompanyConfig) -> OrgDirectory:
+        """Version 0: the company's agents at work, the scenario's hires in slots after them."""
         dept_ids = tuple(d.id for d in cfg.departments)
         role_ids = tuple(r.id for r in cfg.roles)
         type_ids = tuple(t.name for t in cfg.workload.task_types)
         tool_ids = tuple(t.name for t in cfg.tools)
+        executor_ids = tuple(sorted(cfg.executors))
+        hires = [e for e in cfg.scenario if isinstance(e, Hire)]
         skill_ids = tuple(sorted(
             {s for r in cfg.roles for s in r.skills}
             | {s for a in cfg.agents for s in a.skills}
+            | {s for h in hires for s in h.skills}
             | {t.skill for t in cfg.workload.task_types}
         ))
         dept_of = {d: i for i, d in enumerate(dept_ids)}
         role_of = {r: i for i, r in enumerate(role_ids)}
         skill_of = {s: i for i, s in enumerate(skill_ids)}
-        salaries: dict[str, float] = {
-            str(k): v for k, v in cfg.policies.budget.salary_usd_per_tick.items()}
-
-        def salary_of(level: str) -> float:
-            return salaries.get(level, 0.0)
 
         ids: list[str] = []
-        role, dept, senior, auton = [], [], [], []
-        skill_rows: list[np.ndarray] = []
-        for spec in cfg.agents:
-            dept_spec = cfg.departments[dept_of[spec.department]]
-            autonomy = spec.autonomy or dept_spec.autonomy or cfg.company.autonomy
+        role, dept, senior, auton, skill_rows, present = [], [], [], [], [], []
+
+        def add(aid: str, role_id: str, dept_id: str, level: str, autonomy: str | None,
+                skills: dict[str, float], is_in: bool) -> None:
+            dept_spec = cfg.departments[dept_of[dept_id]]
             base = np.zeros(len(skill_ids))
-            for name, level in cfg.roles[role_of[spec.role]].skills.items():
-                base[skill_of[name]] = level
-            for name, level in spec.skills.items():
-                base[skill_of[name]] = level
+            for name, value in {**cfg.roles[role_of[role_id]].skills, **skills}.items():
+                base[skill_of[name]] = value
+            ids.append(aid)
+            role.append(role_of[role_id])
+            dept.append(dept_of[dept_id])
+            senior.append(int(Seniority[level]))
+            auton.append(int(Autonomy[autonomy or dept_spec.autonomy or cfg.company.autonomy]))
+            skill_rows.append(base)
+            present.append(is_in)
+
+        for spec in cfg.agents:
             for k, aid in enumerate(spec.expanded_ids()):
-                ids.append(aid)
-                role.append(role_of[spec.role])
-                dept.append(dept_of[spec.department])
-                senior.append(int(Seniority[spec.seniority_of(k)]))
-                auton.append(int(Autonomy[autonomy]))
-                skill_rows.append(base)
+                add(aid, spec.role, spec.department, spec.seniority_of(k), spec.autonomy,
+                    spec.skills, True)
+        for h in hires:
+            for aid in h.expanded_ids():
+                add(aid, h.role, h.department, h.seniority, h.autonomy, h.skills, False)
         n = len(ids)
-        agent_dept = np.array(dept, dtype=np.int32)
-        seniority = np.array(senior, dtype=np.int8)
-        skills = np.array(skill_rows, dtype=np.float64).reshape(n, len(skill_ids))
-        members = tuple(np.nonzero(agent_dept == d)[0].astype(np.int32) for d in range(len(dept_ids)))
-
         index_of = {a: i for i, a in enumerate(ids)}
-        heads = []
-        for d, spec_d in enumerate(cfg.departments):
-            if spec_d.head is not None:
-                heads.append(index_of[spec_d.head])
-            elif len(members[d]):
-                # the most senior member, first in declaration order
-                heads.append(int(members[d][np.argmax(seniority[members[d]])]))
-            else:
-                heads.append(-1)
-
-        agent_role = np.array(role, dtype=np.int32)
-        role_types = [set(r.task_types) for r in cfg.roles]
-        handlers = {}
-        for t, tt in enumerate(cfg.workload.task_types):
-            d = dept_of[tt.department]
-            ok = [a for a in members[d] if tt.name in role_types[agent_role[a]]]
-            handlers[(d, t)] = np.array(ok, dtype=np.int32)
-
-        strength = skills + SENIORITY_BONUS[seniority][:, None]
-        helpers = np.full((len(dept_ids), len(skill_ids), HELPER_CANDIDATES), -1, dtype=np.int32)
-        for d in range(len(dept_ids)):
-            m = members[d]
-            for s in range(len(skill_ids)):
-                # strongest first; ties to the lower index (stable sort)
-                order = m[np.argsort(-strength[m, s], kind="stable")][:HELPER_CANDIDATES]
-                helpers[d, s, : len(order)] = order
-
+        role_types = np.zeros((len(role_ids), len(type_ids)), dtype=bool)
+        type_of = {t: i for i, t in enumerate(type_ids)}
+        for r, spec_r in enumerate(cfg.roles):
+            role_types[r, [type_of[t] for t in spec_r.task_types]] = True
+        salaries = cfg.policies.budget.salary_usd_per_tick
         budget = cfg.company.budget_usd
+        executor_of = {e: i for i, e in enumerate(executor_ids)}
         return cls(
+            version=0,
             agent_ids=tuple(ids),
             dept_ids=dept_ids,
             role_ids=role_ids,
             skill_ids=skill_ids,
             tool_ids=tool_ids,
             type_ids=type_ids,
-            agent_role=agent_role,
-            agent_dept=agent_dept,
-            seniority=seniority,
+            executor_ids=executor_ids,
+            agent_role=np.array(role, dtype=np.int32),
+            agent_dept=np.array(dept, dtype=np.int32),
+            seniority=np.array(senior, dtype=np.int8),
             autonomy=np.array(auton, dtype=np.int8),
-            skills=skills,
-            salary_micro=np.array(
-                [to_micro(salary_of(Seniority(s).name)) for s in senior], dtype=np.int64
-            ),
-            dept_head=np.array(heads, dtype=np.int32),
+            skills=np.array(skill_rows, dtype=np.float64).reshape(n, len(skill_ids)),
+            active=np.array(present, dtype=bool),
+            joined=np.where(np.array(present, dtype=bool), 0, NEVER).astype(np.int32),
+            left=np.full(n, NEVER, dtype=np.int32),
+            role_types=role_types,
+            configured_head=np.array([index_of[d.head] if d.head is not None else -1
+                                      for d in cfg.departments], dtype=np.int32),
+            level_salary_micro=np.array([to_micro(salaries.get(s.name, 0.0))  # type: ignore[call-overload]
+                                         for s in Seniority], dtype=np.int64),
             dept_budget_micro=np.array(
-                [to_micro(budget * d.budget_share) for d in cfg.departments], dtype=np.int64
-            ),
+                [to_micro(budget * d.budget_share) for d in cfg.departments], dtype=np.int64),
             dept_routing=tuple(d.routing for d in cfg.departments),
-            dept_members=members,
-            handlers=handlers,
-            helpers=helpers,
             tool_risk=np.array([int(RiskTier[t.risk]) for t in cfg.tools], dtype=np.int8),
             tool_destructive=np.array([t.destructive for t in cfg.tools], dtype=bool),
             tool_cost_micro=np.array([to_micro(t.cost_usd) for t in cfg.tools], dtype=np.int64),
-            type_dept=np.array(
-                [dept_of[t.department] for t in cfg.workload.task_types], dtype=np.int32
-            ),
-            type_skill=np.array(
-                [skill_of[t.skill] for t in cfg.workload.task_types], dtype=np.int32
-            ),
-            type_tool=np.array(
-                [tool_ids.index(t.tool) for t in cfg.workload.task_types], dtype=np.int32
-            ),
+            tool_executor=np.array([executor_of[t.executor] if t.executor else -1
+                                    for t in cfg.tools], dtype=np.int32),
+            type_dept=np.array([dept_of[t.department] for t in cfg.workload.task_types],
+                               dtype=np.int32),
+            type_skill=np.array([skill_of[t.skill] for t in cfg.workload.task_types],
+                                dtype=np.int32),
+            type_tool=np.array([tool_ids.index(t.tool) for t in cfg.workload.task_types],
+                               dtype=np.int32),
         )
+
+
+def _derived(d: OrgDirectory) -> dict[str, object]:
+    """The lookup tables of one version."""
+    n_depts = len(d.dept_ids)
+    members = tuple(np.flatnonzero(d.active & (d.agent_dept == k)).astype(np.int32)
+                    for k in range(n_depts))
+    heads = []
+    for k in range(n_depts):
+        configured = int(d.configured_head[k])
+        if configured >= 0 and d.active[configured] and d.agent_dept[configured] == k:
+            heads.append(configured)
+        elif len(members[k]):
+            # the most senior member, first in slot order
+            heads.append(int(members[k][np.argmax(d.seniority[members[k]])]))
+        else:
+            heads.append(-1)
+    handlers = {}
+    for t in range(len(d.type_ids)):
+        k = int(d.type_dept[t])
+        m = members[k]
+        handlers[(k, t)] = m[d.role_types[d.agent_role[m], t]]
+    strength = d.skills + SENIORITY_BONUS[d.seniority][:, None]
+    helpers = np.full((n_depts, len(d.skill_ids), HELPER_CANDIDATES), -1, dtype=np.int32)
+    for k in range(n_depts):
+        m = members[k]
+        for s in range(len(d.skill_ids)):
+            # strongest first; ties to the lower slot (stable sort)
+            order = m[np.argsort(-strength[m, s], kind="stable")][:HELPER_CANDIDATES]
+            helpers[k, s, : len(order)] = order
+    return {"salary_micro": d.level_salary_micro[d.seniority],
+            "dept_head": np.array(heads, dtype=np.int32), "dept_members": members,
+            "handlers": handlers, "helpers": helpers}

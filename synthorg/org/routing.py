@@ -199,11 +199,15 @@ class Department:
             strength = d.skills[cands, d.type_skill[t]] + SENIORITY_BONUS[d.seniority[cands]]
             self._pools.append((cands, strength))
 
+    def choose(self, tasks: np.ndarray, loads: np.ndarray) -> np.ndarray:
+        """An agent per task of this department (-1: nobody can take it)."""
+        return self._strategy.assign(tasks, self._pools, loads)
+
     def route(self, tick: int, tasks: np.ndarray, loads: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Assign `tasks`; returns (assign messages, events, failed-task results)."""
         events = EventBuffer(tick)
-        assigned = self._strategy.assign(tasks, self._pools, loads)
+        assigned = self.choose(tasks, loads)
         ok = assigned >= 0
         messages = messages_carrying(take(tasks, ok))
         messages["src"] = self.actor
@@ -212,14 +216,20 @@ class Department:
         messages["kind"] = MessageKind.assign
         actor = np.full(int(ok.sum()), self.actor, dtype=np.int32)
         events.add(EventKind.task_routed, actor, tasks["task"][ok], target=assigned[ok])
-        failed = np.zeros(int((~ok).sum()), dtype=RESULT_DTYPE)
+        failed = unroutable(tasks["task"][~ok], tick)
         if len(failed):
-            failed["task"] = tasks["task"][~ok]
-            failed["agent"] = -1
-            failed["status"] = TaskStatus.failed
-            failed["reason"] = FailReason.unroutable
-            failed["finished"] = tick
-            failed["started"] = tick
             events.add(EventKind.task_failed, np.full(len(failed), self.actor, np.int32),
                        failed["task"], target=np.full(len(failed), FailReason.unroutable))
         return messages, events.collect(), failed
+
+
+def unroutable(task_ids: np.ndarray, tick: int) -> np.ndarray:
+    """Failed-task results for tasks nobody in their department can take."""
+    failed = np.zeros(len(task_ids), dtype=RESULT_DTYPE)
+    failed["task"] = task_ids
+    failed["agent"] = -1
+    failed["status"] = TaskStatus.failed
+    failed["reason"] = FailReason.unroutable
+    failed["finished"] = tick
+    failed["started"] = tick
+    return failed

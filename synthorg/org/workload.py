@@ -13,7 +13,7 @@ import numpy as np
 
 from synthorg.config.models import WorkloadSpec
 from synthorg.domain.enums import EventKind, Priority
-from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR, TASK_DTYPE
+from synthorg.domain.records import EVENT_DTYPE, SCENARIO_ACTOR, SYSTEM_ACTOR, TASK_DTYPE
 from synthorg.domain.rng import workload_generator
 from synthorg.org.directory import OrgDirectory
 
@@ -33,12 +33,13 @@ class WorkloadGenerator:
             cdf = (weights / weights.sum()).cumsum()
             self._priority_cdf.append(cdf / cdf[-1])
 
-    def arrivals(self, tick: int, first_id: int) -> np.ndarray:
-        """Tasks created at `tick`, with ids first_id, first_id + 1, ..."""
+    def arrivals(self, tick: int, first_id: int, factors: np.ndarray | None = None) -> np.ndarray:
+        """Tasks created at `tick`, with ids first_id, first_id + 1, ...; `factors` scale
+        each task type's rate (a demand spike)."""
         rng = workload_generator(self._seed, tick)
         types, columns = [], []  # per task type with arrivals: (difficulty, effort, priority, deadline)
         for t, tt in enumerate(self._spec.task_types):
-            n = int(rng.poisson(tt.rate))
+            n = int(rng.poisson(tt.rate if factors is None else tt.rate * factors[t]))
             if n == 0:
                 continue
             # the draws' order is the stream's: keep it, or every seed's workload changes
@@ -81,4 +82,18 @@ def creation_events(tick: int, arrivals: np.ndarray, recorded: np.ndarray) -> np
     rows["task"] = arrivals["task"][index]
     rows["target"] = arrivals["dept"][index]
     rows["value"] = arrivals["difficulty"][index]
+    return rows
+
+
+def shock_events(tick: int, indices: list[int]) -> np.ndarray | None:
+    """`shock` ledger rows for the scenario's demand spikes and outages starting at `tick`
+    (recorded once, by the first host); None when none starts."""
+    if not indices:
+        return None
+    rows = np.zeros(len(indices), dtype=EVENT_DTYPE)
+    rows["tick"] = tick
+    rows["actor"] = SCENARIO_ACTOR
+    rows["seq"] = np.arange(len(indices))
+    rows["kind"] = EventKind.shock
+    rows["target"] = indices
     return rows

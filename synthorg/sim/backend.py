@@ -27,6 +27,7 @@ class RunPlan:
     run_dir: Path
     run_id: str
     group_bounds: tuple[tuple[int, int], ...]
+    workers: int = 1  # CPUs the run's groups may use between them
 
 
 class Backend(Protocol):
@@ -75,6 +76,7 @@ def expected_work(config: CompanyConfig, directory: OrgDirectory) -> np.ndarray:
 # Over the compiled graph, whose hand-over takes about 1 ms rather than 0.25 ms, two groups
 # paid only from 2,000-4,000).
 MIN_AGENTS_PER_GROUP = 500
+MAX_GROUPS = 64
 
 
 def group_bounds(n_agents: int, agents_per_actor: int | str, workers: int,
@@ -84,7 +86,8 @@ def group_bounds(n_agents: int, agents_per_actor: int | str, workers: int,
     least `min_agents` agents) of about equal expected work (equal headcount without `work`):
     the slowest group sets the tick's pace."""
     if agents_per_actor != "auto":
-        per = int(agents_per_actor)
+        # each group is a process of ~50 MB: never more than MAX_GROUPS of them
+        per = max(int(agents_per_actor), -(-n_agents // MAX_GROUPS))
         return tuple((lo, min(lo + per, n_agents)) for lo in range(0, n_agents, per))
     groups = max(1, min(workers, n_agents // max(1, min_agents)))
     weights = np.ones(n_agents) if work is None else np.asarray(work, dtype=np.float64)

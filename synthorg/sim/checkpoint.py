@@ -18,9 +18,9 @@ from synthorg.errors import MisuseError
 from synthorg.sim.hosts import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
-FORMAT = 5  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
+FORMAT = 6  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
 # driver shard; 4: ledger parts are .npy (a format 3 run directory holds parquet parts);
-# 5: queued tasks are held as record bytes
+# 5: queued tasks are held as record bytes; 6: org versions, actions in flight, agent columns
 DIR_NAME = "checkpoints"
 
 

@@ -24,6 +24,8 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
+from synthorg.actions.executors import build_executor
+from synthorg.actions.runner import ActionRunner
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.records import (
     EVENT_DTYPE,
@@ -34,10 +36,11 @@ from synthorg.domain.records import (
     take,
 )
 from synthorg.engine.group import AgentGroup
+from synthorg.errors import MisuseError
 from synthorg.ledger.ledger import LedgerShard, PartSink, ShardTotals
 from synthorg.org.directory import OrgDirectory
-from synthorg.org.routing import Department
-from synthorg.org.workload import WorkloadGenerator, creation_events
+from synthorg.org.timeline import OrgTimeline
+from synthorg.org.workload import WorkloadGenerator, creation_events, shock_events
 from synthorg.secops.rules import RuleEngine
 from synthorg.sim.claims import CLAIMED, RoutingClaims, claim_order
 
@@ -138,12 +141,17 @@ class GroupHost:
                  background_flush: bool = False, claims: RoutingClaims | None = None) -> None:
         lo, hi = bounds[index]
         self.index = index
+        self.config = config
+        self.key = key
+        self.timeline = OrgTimeline(config, directory)
         self.group = AgentGroup(config, directory, key, lo, hi)
         self.workload = WorkloadGenerator(config.workload, directory, seed)
         self.next_task = 0  # the id of the next arriving task (the same in every host)
+        self.tick = -1  # the last tick stepped
         self.ledger = LedgerShard(shard_name(index), sink, background=background_flush)
         self.secops = RuleEngine(directory, config.policies.security)
-        self.departments = [Department(directory, k) for k in range(len(directory.dept_ids))]
+        self.actions = ActionRunner({i: build_executor(config.executors[name], key)
+                                     for i, name in enumerate(directory.executor_ids)})
         self.dept_spent = np.zeros(len(directory.dept_ids), dtype=np.int64)
         self._starts = group_starts(bounds)
         self._claims = claims  # where departments marked CLAIMED are handed out
@@ -165,28 +173,37 @@ class GroupHost:
         began = time.perf_counter()
         ahead, self._ahead = self._ahead, None
         arrivals = (ahead[1] if ahead is not None and ahead[0] == tick
-                    else self.workload.arrivals(tick, self.next_task))
+                    else self._draw(tick))
         self.next_task += len(arrivals)
         for s in spend:
             self.dept_spent += s
         all_loads = np.concatenate(loads)
-        out = self.group.step(tick, merge_inbox(inbox), all_loads, self.dept_spent, self.secops)
+        changes = self.timeline.advance(tick)
+        org = None
+        if changes is not None:  # a new org version from this tick on
+            org = (self.timeline.directory, changes)
+            self.secops = RuleEngine(self.timeline.directory, self.config.policies.security)
+        landed = self.actions.due(tick)  # waits for the outcomes due now
+        out = self.group.step(tick, merge_inbox(inbox), all_loads, self.dept_spent, self.secops,
+                              landed, self.timeline.tools_down(tick), org)
+        self.actions.issue(out.issued)
         if draw_next:
             self.draw_ahead(tick + 1)
         # routing last: with claims, the group that is done with its agents first takes more
-        counts = np.bincount(arrivals["dept"], minlength=len(self.departments))
-        routing = np.zeros(len(self.departments))
+        routers = self.group.routers
+        counts = np.bincount(arrivals["dept"], minlength=len(routers))
+        routing = np.zeros(len(routers))
         routes = {}  # department -> (messages, events, failed results)
         for k in self._departments_to_route(tick, route, counts):
             t0 = time.perf_counter()
-            routes[k] = self.departments[k].route(tick, take(arrivals, arrivals["dept"] == k),
-                                                  all_loads)
+            routes[k] = routers[k].route(tick, take(arrivals, arrivals["dept"] == k), all_loads)
             routing[k] = time.perf_counter() - t0
         # descending department index: their sender ids (-1 - dept) ascend, ahead of agents'
         done = [routes[k] for k in sorted(routes, reverse=True)]
-        mine = np.zeros(len(self.departments), dtype=bool)  # a table: np.isin costs ~50 µs
+        mine = np.zeros(len(routers), dtype=bool)  # a table: np.isin costs ~50 µs
         mine[list(routes)] = True
         here = mine[arrivals["dept"]]
+        self.tick = tick
         self._unrecorded = (tick, arrivals, here, [r[1] for r in done], [r[2] for r in done], out)
         if not defer_record:
             self.record()
@@ -204,16 +221,22 @@ class GroupHost:
             return
         tick, arrivals, here, events, failed, out = self._unrecorded
         self._unrecorded = None
-        self.ledger.append(  # SYSTEM_ACTOR sorts first
-            join([creation_events(tick, arrivals, here), *events, out.events], EVENT_DTYPE),
-            join([*failed, out.results], RESULT_DTYPE), take(arrivals, here))
+        shocks = shock_events(tick, self.timeline.shocks_starting(tick)) if self.index == 0 else None
+        self.ledger.append(  # SYSTEM_ACTOR and SCENARIO_ACTOR sort first
+            join([creation_events(tick, arrivals, here), *([shocks] if shocks is not None else []),
+                  *events, out.events], EVENT_DTYPE),
+            join([*failed, out.results], RESULT_DTYPE), take(arrivals, here),
+            actions=out.delivered, timeseries=out.timeseries)
 
     def draw_ahead(self, tick: int) -> np.ndarray:
         """Draw the arrivals of `tick`, the next to step, now (and return them): its step
         then uses them, and other hosts can be handed them (`expect_arrivals`)."""
-        arrivals = self.workload.arrivals(tick, self.next_task)
+        arrivals = self._draw(tick)
         self._ahead = (tick, arrivals)
         return arrivals
+
+    def _draw(self, tick: int) -> np.ndarray:
+        return self.workload.arrivals(tick, self.next_task, self.timeline.rate_factors(tick))
 
     def drawn_ahead(self, tick: int) -> np.ndarray:
         """The arrivals of `tick` that `draw_ahead` (or a step with `draw_next`) drew."""
@@ -242,14 +265,32 @@ class GroupHost:
         return self.ledger.totals()
 
     def state_dict(self) -> dict[str, object]:
+        """Everything to continue from here (waits for the actions in flight: their outcomes
+        are part of the state)."""
         self.record()
         return {"group": self.group.state_dict(), "ledger": self.ledger.state(),
-                "dept_spent": self.dept_spent.copy(), "next_task": self.next_task}
+                "dept_spent": self.dept_spent.copy(), "next_task": self.next_task,
+                "tick": self.tick, "org": self.timeline.directory.digest(),
+                "actions": self.actions.state()}
 
     def load_state(self, state: dict[str, object]) -> None:
         self.group.load_state(state["group"])  # type: ignore[arg-type]
         self.ledger.restore(state["ledger"])  # type: ignore[arg-type]
         self.dept_spent = np.array(state["dept_spent"], dtype=np.int64)
         self.next_task = int(state["next_task"])  # type: ignore[call-overload]
+        self.tick = int(state["tick"])  # type: ignore[call-overload]
+        # the org as of that tick, from the config's scenario
+        self.timeline = OrgTimeline(self.config, OrgDirectory.from_config(self.config))
+        self.timeline.advance(self.tick)
+        if self.timeline.directory.digest() != state["org"]:
+            raise MisuseError(f"the checkpoint's org chart at tick {self.tick} is not the one "
+                              "this config's scenario gives (a fork may change the scenario "
+                              "only after its fork tick)")
+        self.group.use(self.timeline.directory)
+        self.secops = RuleEngine(self.timeline.directory, self.config.policies.security)
+        self.actions.restore(np.asarray(state["actions"]))
         self._ahead = None
         self._unrecorded = None  # rows of a step after the state restored: not this run's
+
+    def close(self) -> None:
+        self.actions.close()

@@ -48,4 +48,5 @@ class LocalBackend:
         return [t for g in self.groups for t in g.group.open_task_ids()]
 
     def close(self) -> None:
-        pass
+        for g in self.groups:
+            g.close()

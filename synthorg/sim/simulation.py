@@ -30,8 +30,15 @@ from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR
 from synthorg.domain.rng import root_key
 from synthorg.errors import ActorCrashed, Interrupted, MisuseError, RunFailure
 from synthorg.ledger.ledger import PARTS_DIR, STREAMS, combine, part_files, record_incident
-from synthorg.ledger.tables import write_agents, write_events, write_tasks
+from synthorg.ledger.tables import (
+    write_actions,
+    write_agents,
+    write_events,
+    write_tasks,
+    write_timeseries,
+)
 from synthorg.org.directory import MICRO, OrgDirectory
+from synthorg.org.timeline import OrgTimeline
 from synthorg.sim import checkpoint as ckpt
 from synthorg.sim.backend import Backend, RunPlan, expected_work, group_bounds, local_cpus
 from synthorg.sim.driver import Driver
@@ -113,7 +120,8 @@ class Simulation:
             self._check_compatible(start, directory, digest, forked)
             bounds = start.bounds
         plan = RunPlan(config=cfg, directory=directory, key=root_key(self.seed), seed=self.seed,
-                       run_dir=self.out, run_id=uuid.uuid4().hex[:12], group_bounds=bounds)
+                       run_dir=self.out, run_id=uuid.uuid4().hex[:12], group_bounds=bounds,
+                       workers=workers)
         self._write_resolved(ticks)
         every = cfg.runtime.checkpoint_every
         incidents = 0
@@ -189,16 +197,24 @@ class Simulation:
         if not forked and start.config_digest != digest:
             raise ckpt.CheckpointError("checkpoint was written for a different config")
         if start.bounds[-1][1] != directory.size:
-            raise MisuseError(f"checkpoint holds {start.bounds[-1][1]} agents, the config "
-                              f"{directory.size}: a fork may change policies, not the org chart")
+            raise MisuseError(f"checkpoint holds {start.bounds[-1][1]} agent slots, the config "
+                              f"{directory.size}: a fork may change policies and the scenario "
+                              "after its fork tick, not the org chart or the number of hires")
 
     def _backend_class(self) -> tuple[Callable[[RunPlan], Backend], int]:
         if self.config.runtime.backend == "ray":
             module, _, name = BACKENDS["ray"].partition(":")
             backend_mod = importlib.import_module(module)
-            workers = backend_mod.ensure_ray(self.address)
+            backend_mod.ensure_ray(self.address)
             factory: Callable[[RunPlan], Backend] = getattr(backend_mod, name)
-            return factory, workers
+            # this run's share of the cluster, not the whole cluster: many runs can share it
+            asked = self.config.runtime.workers
+            workers = local_cpus() if asked == "auto" else asked
+            cluster = backend_mod.cluster_cpus()
+            if asked != "auto" and workers > cluster:
+                raise MisuseError(f"runtime.workers: {workers} CPUs asked, the Ray cluster has "
+                                  f"{cluster}")
+            return factory, min(workers, cluster)
         workers = 1 if self.config.runtime.agents_per_actor == "auto" else local_cpus()
         return LocalBackend, workers
 
@@ -212,7 +228,12 @@ class Simulation:
                      directory)
         tasks = write_tasks(self.out, part_files(parts, "created"), part_files(parts, "results"),
                             directory)
-        write_agents(self.out, agent_rows, directory)
+        final = OrgTimeline(self.config, directory)
+        final.advance(ticks - 1)
+        write_agents(self.out, agent_rows, final.directory)
+        write_actions(self.out, part_files(parts, "actions"), directory)
+        write_timeseries(self.out, part_files(parts, "timeseries"), self.out / "tasks.parquet",
+                         directory)
         if not keep_parts:  # forks and resumes need them; plain runs do not
             shutil.rmtree(parts, ignore_errors=True)
         done = tasks.filter(pl.col("status") == "completed")
@@ -223,10 +244,12 @@ class Simulation:
             cost_usd=float(spent.sum()) / MICRO,
             run_id=plan.run_id, company=self.config.company.name,
             backend=self.config.runtime.backend, seed=self.seed, ticks=ticks,
-            agents=directory.size, groups=len(plan.group_bounds), incidents=incidents,
+            agents=self.config.agent_count(), headcount_end=final.directory.headcount(),
+            groups=len(plan.group_bounds), incidents=incidents,
             wall_seconds=round(time.perf_counter() - started, 3),
             tick_seconds=round(tick_seconds, 3),
-            agent_steps_per_second=round(directory.size * ticks / max(tick_seconds, 1e-9), 1),
+            agent_steps_per_second=round(self.config.agent_count() * ticks
+                                         / max(tick_seconds, 1e-9), 1),
         )
         (self.out / "summary.json").write_text(json.dumps(summary.model_dump(), indent=2) + "\n")
         return RunResult(summary=summary, run_dir=self.out)

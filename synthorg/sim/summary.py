@@ -17,7 +17,8 @@ class Summary(BaseModel):
     backend: str
     seed: int
     ticks: int
-    agents: int
+    agents: int  # at the start
+    headcount_end: int  # in the org (at work or away) at the end
     groups: int
     incidents: int = 0
     tasks_created: int
@@ -38,6 +39,9 @@ class Summary(BaseModel):
     hires: int = 0
     fires: int = 0
     reassignments: int = 0
+    actions: int = 0  # tool calls run by executors whose outcome was delivered
+    actions_failed: int = 0  # of which failed or timed out
+    tool_outages: int = 0  # calls that found their tool down
     llm_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
@@ -67,6 +71,14 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
         messages=c["message_sent"] + c["help_given"],
         delegations=totals.message_kinds.get(int(MessageKind.delegate), 0),
         help_requests=totals.message_kinds.get(int(MessageKind.ask), 0),
+        hires=c["agent_joined"],
+        fires=c["agent_left"],
+        reassignments=c["agent_moved"],
+        promotions=c["agent_promoted"],
+        actions=sum(totals.action_status.values()),
+        actions_failed=(totals.action_status.get("failed", 0)
+                        + totals.action_status.get("timed_out", 0)),
+        tool_outages=c["tool_failed"],
         cost_usd=cost_usd,
         mean_quality=mean_quality,
         ledger_sha256=totals.sha256,

@@ -1,0 +1,85 @@
+"""The per-agent state of a group that changes during a run, one column per field.
+
+Everything here is what a checkpoint must carry: `state_dict` takes every field of the
+dataclass, so a field added to it is carried without being listed anywhere else.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from synthorg.domain.records import TASK_DTYPE
+from synthorg.engine.queues import TaskQueues
+
+STAT_NAMES = ("completed", "failed", "cost", "tool_calls", "denied", "helps_given",
+              "help_requests", "escalations", "delegated", "waited", "actions_failed")
+
+
+@dataclass
+class AgentColumns:
+    state: np.ndarray  # int8 WorkState
+    skills: np.ndarray  # float64 [m, n_skills], current levels (they grow by doing)
+    cur: np.ndarray  # TASK_DTYPE: the current task
+    progress: np.ndarray
+    quality_sum: np.ndarray
+    worked: np.ndarray
+    turns: np.ndarray
+    cost: np.ndarray  # micro-USD spent on the current task
+    started: np.ndarray
+    asks: np.ndarray
+    denials: np.ndarray
+    help_bonus: np.ndarray
+    guidance: np.ndarray
+    rushed: np.ndarray
+    approved: np.ndarray
+    blocked_until: np.ndarray
+    wait_streak: np.ndarray
+    pending_rate: np.ndarray  # work an action in flight brings if it succeeds
+    pending_quality: np.ndarray
+    queues: TaskQueues
+    stats: dict[str, np.ndarray]
+    quality_total: np.ndarray
+
+    @classmethod
+    def empty(cls, skills: np.ndarray) -> AgentColumns:
+        m = len(skills)
+
+        def zeros(dtype: type | np.dtype = np.float64) -> np.ndarray:
+            return np.zeros(m, dtype=dtype)
+
+        return cls(
+            state=zeros(np.int8), skills=skills.copy(), cur=zeros(TASK_DTYPE), progress=zeros(),
+            quality_sum=zeros(), worked=zeros(np.int32), turns=zeros(np.int32),
+            cost=zeros(np.int64), started=zeros(np.int32), asks=zeros(np.int32),
+            denials=zeros(np.int32), help_bonus=zeros(), guidance=zeros(), rushed=zeros(bool),
+            approved=zeros(bool), blocked_until=zeros(np.int32), wait_streak=zeros(np.int32),
+            pending_rate=zeros(), pending_quality=zeros(), queues=TaskQueues(m),
+            stats={name: zeros(np.int64) for name in STAT_NAMES}, quality_total=zeros())
+
+    def state_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_state(cls, state: dict[str, object]) -> AgentColumns:
+        names = {f.name for f in dataclasses.fields(cls)}
+        if set(state) != names:
+            raise ValueError(f"agent state with fields {sorted(set(state) ^ names)} missing or "
+                             "unknown")
+        # deep copies: arrays handed over by Ray's object store are read-only views
+        return cls(**{k: copy.deepcopy(v) for k, v in state.items()})  # type: ignore[arg-type]
+
+    def start_task(self, idx: np.ndarray, tasks: np.ndarray, tick: int) -> None:
+        """The agents `idx` take up `tasks` (their per-task columns start afresh)."""
+        self.cur[idx] = tasks
+        for arr in (self.progress, self.quality_sum, self.help_bonus, self.guidance):
+            arr[idx] = 0.0
+        for arr_i in (self.worked, self.turns, self.cost, self.asks, self.denials,
+                      self.wait_streak):
+            arr_i[idx] = 0
+        self.rushed[idx] = False
+        self.approved[idx] = False
+        self.started[idx] = tick

@@ -1,0 +1,174 @@
+"""The organisation over time: the scenario's org changes and shocks, applied at tick
+boundaries.
+
+Every host (and the driver) keeps its own timeline built from the config and advances it tick
+by tick, so all of them hold the same org version at every tick without a message passing
+between them. A change is resolved when its tick comes (a pattern selects the agents in the org
+at that moment), in the order the scenario lists changes of one tick.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+import numpy as np
+
+from synthorg.config.models import CompanyConfig
+from synthorg.config.scenario import (
+    Absence,
+    ChangeAutonomy,
+    Demand,
+    Fire,
+    Hire,
+    Move,
+    Outage,
+    Promote,
+)
+from synthorg.domain.enums import Autonomy, EventKind, Seniority
+from synthorg.org.directory import NEVER, OrgDirectory
+
+
+@dataclass(frozen=True)
+class OrgChange:
+    """One agent's change at a tick boundary (becomes a ledger event of that agent)."""
+
+    kind: EventKind
+    agent: int
+    target: int = -1
+    value: float = 0.0
+
+
+class OrgTimeline:
+    def __init__(self, config: CompanyConfig, base: OrgDirectory | None = None) -> None:
+        self._cfg = config
+        self.directory = base if base is not None else OrgDirectory.from_config(config)
+        self.tick = -1  # the last tick advanced to
+        self._away_until = np.full(self.directory.size, NEVER, dtype=np.int64)
+        self._hire_slots = self._hire_slot_ranges()
+        self._org_ticks = sorted({e.tick for e in config.scenario if _is_org(e)})
+        self._type_ids = {t: i for i, t in enumerate(self.directory.type_ids)}
+        self._tool_ids = {t: i for i, t in enumerate(self.directory.tool_ids)}
+        self._dept_ids = {d: i for i, d in enumerate(self.directory.dept_ids)}
+        self._role_ids = {r: i for i, r in enumerate(self.directory.role_ids)}
+
+    # ---- org versions ---------------------------------------------------------------------
+    def advance(self, tick: int) -> list[OrgChange] | None:
+        """Move to `tick` (ticks in between included); the changes applied at `tick` itself,
+        or None when the org did not change at it."""
+        changes: list[OrgChange] | None = None
+        while self.tick < tick:
+            self.tick += 1
+            changes = self._apply(self.tick)
+        return changes
+
+    def _changes_due(self, tick: int) -> bool:
+        return tick in self._org_ticks or bool(np.any(self._away_until == tick))
+
+    def _apply(self, tick: int) -> list[OrgChange] | None:
+        if not self._changes_due(tick):
+            return None
+        d = self.directory
+        slots = {name: getattr(d, name).copy() for name in (
+            "agent_role", "agent_dept", "seniority", "autonomy", "active", "joined", "left")}
+        active, present = slots["active"], (slots["joined"] != NEVER) & (slots["left"] == NEVER)
+        changes: list[OrgChange] = []
+        back = np.flatnonzero(self._away_until == tick)
+        for a in back.tolist():
+            self._away_until[a] = NEVER
+            if present[a]:
+                active[a] = True
+                changes.append(OrgChange(EventKind.agent_back, a))
+        for i, event in enumerate(self._cfg.scenario):
+            if event.tick != tick or not _is_org(event):
+                continue
+            if isinstance(event, Hire):
+                lo, hi = self._hire_slots[i]
+                for a in range(lo, hi):
+                    active[a], present[a] = True, True
+                    slots["joined"][a] = tick
+                    changes.append(OrgChange(EventKind.agent_joined, a,
+                                             int(slots["agent_dept"][a])))
+                continue
+            for a in self._select(event.agents, present):  # type: ignore[union-attr]
+                if isinstance(event, Fire):
+                    active[a], present[a] = False, False
+                    slots["left"][a] = tick
+                    self._away_until[a] = NEVER
+                    changes.append(OrgChange(EventKind.agent_left, a, int(slots["agent_dept"][a])))
+                elif isinstance(event, Absence):
+                    if active[a]:
+                        active[a] = False
+                        self._away_until[a] = tick + event.ticks
+                        changes.append(OrgChange(EventKind.agent_away, a, value=event.ticks))
+                elif isinstance(event, Move):
+                    slots["agent_dept"][a] = self._dept_ids[event.to]
+                    if event.role is not None:
+                        slots["agent_role"][a] = self._role_ids[event.role]
+                    changes.append(OrgChange(EventKind.agent_moved, a, self._dept_ids[event.to]))
+                elif isinstance(event, Promote):
+                    slots["seniority"][a] = int(Seniority[event.to])
+                    changes.append(OrgChange(EventKind.agent_promoted, a, int(Seniority[event.to])))
+                elif isinstance(event, ChangeAutonomy):
+                    slots["autonomy"][a] = int(Autonomy[event.to])
+                    changes.append(OrgChange(EventKind.autonomy_changed, a,
+                                             int(Autonomy[event.to])))
+        self.directory = d.revised(**slots)
+        return changes
+
+    def _select(self, patterns: tuple[str, ...], present: np.ndarray) -> list[int]:
+        """Slots in the org (not fired, joined) whose id matches a pattern, in slot order."""
+        ids = self.directory.agent_ids
+        chosen = {i for p in patterns
+                  for i in (np.flatnonzero(present).tolist()) if fnmatch.fnmatchcase(ids[i], p)}
+        return sorted(chosen)
+
+    def _hire_slot_ranges(self) -> dict[int, tuple[int, int]]:
+        """Per scenario index of a hire, its slots (after the company's agents, in order)."""
+        at, out = self._cfg.agent_count(), {}
+        for i, event in enumerate(self._cfg.scenario):
+            if isinstance(event, Hire):
+                out[i] = (at, at + event.count)
+                at += event.count
+        return out
+
+    # ---- shocks ---------------------------------------------------------------------------
+    def rate_factors(self, tick: int) -> np.ndarray | None:
+        """Per task type, the arrival-rate factor of the demand spikes running at `tick`
+        (None: none run)."""
+        factors = None
+        for event in self._cfg.scenario:
+            if isinstance(event, Demand) and event.tick <= tick < event.tick + event.ticks:
+                if factors is None:
+                    factors = np.ones(len(self._type_ids))
+                factors[self._spiked_types(event)] *= event.factor
+        return factors
+
+    def _spiked_types(self, event: Demand) -> np.ndarray:
+        chosen = np.ones(len(self._type_ids), dtype=bool)
+        if event.department is not None:
+            chosen &= self.directory.type_dept == self._dept_ids[event.department]
+        if event.task_types:
+            listed = np.zeros(len(self._type_ids), dtype=bool)
+            listed[[self._type_ids[t] for t in event.task_types]] = True
+            chosen &= listed
+        return chosen
+
+    def tools_down(self, tick: int) -> np.ndarray | None:
+        """Per tool, whether an outage has it down at `tick` (None: nothing is down)."""
+        down = None
+        for event in self._cfg.scenario:
+            if isinstance(event, Outage) and event.tick <= tick < event.tick + event.ticks:
+                if down is None:
+                    down = np.zeros(len(self._tool_ids), dtype=bool)
+                down[[self._tool_ids[t] for t in event.tools]] = True
+        return down
+
+    def shocks_starting(self, tick: int) -> list[int]:
+        """Scenario indices of the demand spikes and outages that start at `tick`."""
+        return [i for i, e in enumerate(self._cfg.scenario)
+                if isinstance(e, Demand | Outage) and e.tick == tick]
+
+
+def _is_org(event: object) -> bool:
+    return isinstance(event, Fire | Absence | Hire | Move | Promote | ChangeAutonomy)

@@ -1,0 +1,158 @@
+"""Actions with a lifecycle: outcomes arrive at the tick the simulation fixed, whatever the wall
+clock did; failures and time-outs are recorded outcomes."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import numpy as np
+import polars as pl
+import pytest
+
+import synthorg
+from synthorg.actions.executors import DelayExecutor, Outcome
+from synthorg.actions.runner import ActionRunner
+from synthorg.config.models import ExecutorSpec
+from synthorg.domain.enums import ActionStatus
+from synthorg.domain.records import ACTION_DTYPE, call_ids
+from tests.conftest import STARTUP
+
+# every code_editor call runs on an executor that sleeps at random, and some fail
+SLOW_TOOLS = [
+    "executors={slow: {kind: delay, max_in_flight: 3, latency_ticks: 2, sleep_s: [0, 0.02], "
+    "fail_probability: 0.2}}",
+    "tools.code_editor.executor=slow",
+    "tools.deploy.executor=slow",
+]
+
+
+def _actions(tick: int, agents: list[int], due: int, executor: int = 0) -> np.ndarray:
+    rows = np.zeros(len(agents), dtype=ACTION_DTYPE)
+    rows["call"] = call_ids(tick, np.array(agents))
+    rows["tick"], rows["due"], rows["agent"], rows["executor"] = tick, due, agents, executor
+    return rows
+
+
+class Raising:
+    async def run(self, actions: np.ndarray) -> list[Outcome]:
+        raise RuntimeError("the executor broke")
+
+
+class Hanging:
+    async def run(self, actions: np.ndarray) -> list[Outcome]:
+        await asyncio.sleep(0.05)
+        return [(int(ActionStatus.succeeded), 1.0)]  # one outcome for several actions
+
+
+def test_outcomes_wait_for_their_tick_and_come_in_call_order():
+    spec = ExecutorSpec(kind="delay", sleep_s=(0.0, 0.05), latency_ticks=2)
+    runner = ActionRunner({0: DelayExecutor(spec, np.uint64(7))})
+    try:
+        runner.issue(_actions(3, [9, 2, 5], due=5))
+        assert len(runner.due(4)) == 0  # not due yet, however quickly they finished
+        out = runner.due(5)
+        assert out["agent"].tolist() == [2, 5, 9]
+        assert (out["status"] == ActionStatus.succeeded).all()
+        assert runner.idle
+    finally:
+        runner.close()
+
+
+def test_a_broken_executor_fails_its_actions_instead_of_the_run():
+    runner = ActionRunner({0: Raising(), 1: Hanging()})
+    try:
+        runner.issue(_actions(0, [1, 2], due=1, executor=0))
+        runner.issue(_actions(0, [3, 4], due=1, executor=1))
+        out = runner.due(1)
+        assert out["status"].tolist() == [ActionStatus.failed] * 4
+    finally:
+        runner.close()
+
+
+def test_a_call_that_outlives_its_timeout_is_timed_out():
+    spec = ExecutorSpec(kind="delay", sleep_s=(0.5, 0.5), timeout_s=0.05)
+    runner = ActionRunner({0: DelayExecutor(spec, np.uint64(1))})
+    try:
+        t0 = time.monotonic()
+        runner.issue(_actions(0, [1], due=1))
+        assert runner.due(1)["status"].tolist() == [ActionStatus.timed_out]
+        assert time.monotonic() - t0 < 0.4
+    finally:
+        runner.close()
+
+
+def test_the_concurrency_limit_holds():
+    spec = ExecutorSpec(kind="delay", sleep_s=(0.05, 0.05), max_in_flight=2)
+    runner = ActionRunner({0: DelayExecutor(spec, np.uint64(1))})
+    try:
+        t0 = time.monotonic()
+        runner.issue(_actions(0, list(range(6)), due=1))
+        runner.due(1)
+        assert time.monotonic() - t0 >= 0.14  # three rounds of two
+    finally:
+        runner.close()
+
+
+def _run(tmp, overrides, seed=4, ticks=80) -> synthorg.RunResult:
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", *SLOW_TOOLS, *overrides])
+    return synthorg.Simulation(cfg, seed=seed, out=tmp).run(ticks=ticks)
+
+
+@pytest.fixture(scope="module")
+def slow_run(tmp_path_factory) -> synthorg.RunResult:
+    return _run(tmp_path_factory.mktemp("actions") / "run", [])
+
+
+def test_actions_are_recorded_with_their_lifecycle(slow_run):
+    s = slow_run.summary
+    assert s.actions > 0 and 0 < s.actions_failed < s.actions
+    assert s.conservation_ok
+    actions = pl.read_parquet(slow_run.run_dir / "actions.parquet")
+    assert actions.height == s.actions
+    assert actions["call_id"].n_unique() == actions.height
+    assert set(actions["tool"]) <= {"code_editor", "deploy"}
+    assert set(actions["status"]) == {"succeeded", "failed"}
+    assert (actions["due_tick"] - actions["issued_tick"] == 2).all()
+    events = slow_run.events
+    assert events.filter(pl.col("kind") == "action_failed").height > 0
+    done = events.filter(pl.col("kind") == "action_done")
+    assert done.height > 0 and done["tick"].min() >= 2
+
+
+@pytest.mark.parametrize("layout", ["runtime.agents_per_actor=1", "runtime.agents_per_actor=5"])
+def test_random_wall_clock_delays_do_not_change_the_ledger(slow_run, tmp_path, layout):
+    again = _run(tmp_path / "again", [layout])
+    assert again.summary.ledger_sha256 == slow_run.summary.ledger_sha256
+
+
+def test_slow_actions_change_what_happens(slow_run, tmp_path):
+    """The same company with instant tools is another organisation: the waiting shows."""
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local"])
+    instant = synthorg.Simulation(cfg, seed=4, out=tmp_path / "instant").run(ticks=80)
+    assert instant.summary.ledger_sha256 != slow_run.summary.ledger_sha256
+    assert instant.summary.actions == 0
+
+
+def test_checkpoints_carry_actions_in_flight(tmp_path):
+    every = ["runtime.checkpoint_every=7", "simulation.ticks=80"]
+    whole = _run(tmp_path / "whole", every)
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", *SLOW_TOOLS, *every])
+    sim = synthorg.Simulation(cfg, seed=4, out=tmp_path / "resumed")
+
+    class Stop(Exception):
+        pass
+
+    def stop_at(done: int, total: int) -> None:
+        if done == 36:
+            raise Stop
+
+    with pytest.raises(Stop):
+        sim.run(ticks=80, on_tick=stop_at)
+    resumed = sim.resume()
+    assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
+
+
+def test_an_unknown_executor_is_named(tmp_path):
+    with pytest.raises(synthorg.errors.ConfigError, match=r"tools\[0\]\.executor"):
+        synthorg.load_config(STARTUP, ["tools.code_editor.executor=nope"])
