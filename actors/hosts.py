@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -15,9 +15,10 @@ from actors.doorbell import Ringer
 from actors.shm import Mailbox, OutputBoard, Share
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.records import TASK_DTYPE
+from synthorg.errors import ActorCrashed
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.org.directory import OrgDirectory
-from synthorg.secops.rules import RuleEngine
+from synthorg.secops.office import SecOpsOffice
 from synthorg.sim.claims import RoutingClaims
 from synthorg.sim.hosts import Exchange, GroupHost, StepTiming
 
@@ -31,15 +32,42 @@ NO_ARRIVALS = np.zeros(0, dtype=TASK_DTYPE)
 
 @ray.remote(num_cpus=0)
 class SecOpsActor:
-    """Owns the security policy. Groups run its rule engine in-process as their interceptor
-    (a round trip mid-step would stall every agent of the group); this actor answers
-    one-off checks and is where reviews that need more than rules will run."""
+    """Hosts the SecOps office (synthorg/secops/office.py), the owner of the run's security
+    state: the policy of the org version in force, the approvals agents ask for (each group
+    sends a tick's requests in one call; the decisions are delivered at the tick the approval
+    delay fixes) and one-off checks. Groups run a copy of the fast rules as their interceptor
+    (a round trip mid-step would stall every agent of the group)."""
 
-    def __init__(self, config: CompanyConfig, directory: OrgDirectory) -> None:
-        self._engine = RuleEngine(directory, config.policies.security)
+    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int) -> None:
+        self._office = SecOpsOffice(config, directory, np.uint64(key))
+
+    def decide(self, requests: np.ndarray) -> list[tuple[int, float]]:
+        return self._office.decide(requests)
 
     def check(self, calls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self._engine.check(calls)
+        return self._office.check(calls)
+
+    def state(self) -> dict[str, int]:
+        return self._office.state()
+
+    def restore(self, state: dict[str, int]) -> None:
+        self._office.restore(state)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def approvals_of(secops: ray.actor.ActorHandle) -> Callable[[np.ndarray], Awaitable[list]]:
+    """A group's way to the SecOps office: one call per tick's requests. The office's process
+    dying is an ActorCrashed (the run rolls back), never a rejection."""
+
+    async def decide(requests: np.ndarray) -> list:
+        try:
+            return await secops.decide.remote(requests)
+        except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
+            raise ActorCrashed(f"the secops actor is gone: {type(exc).__name__}") from exc
+
+    return decide
 
 
 @ray.remote(num_cpus=0)
@@ -93,7 +121,8 @@ class AgentGroupActor:
     steps them all."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, seed: int,
-                 bounds: list[tuple[int, int]], index: int, writer: ray.actor.ActorHandle | None,
+                 bounds: list[tuple[int, int]], index: int, secops: ray.actor.ActorHandle,
+                 writer: ray.actor.ActorHandle | None,
                  run_dir: str | None, claims: str | None, bell: str | None,
                  shm: str | None = None) -> None:
         """writer: the ledger writer, for a group on another node than the driver's
@@ -108,7 +137,7 @@ class AgentGroupActor:
             raise ValueError("a group needs the run directory or the ledger writer")
         # flushes off the step: a group that stalls holds up every group at the tick's end
         self._host = GroupHost(config, directory, np.uint64(key), seed, bounds, index,
-                               self._sink, background_flush=True,
+                               self._sink, approvals_of(secops), background_flush=True,
                                claims=RoutingClaims(claims) if claims else None)
         self._groups = len(bounds)
         self._index = index

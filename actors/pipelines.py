@@ -241,6 +241,8 @@ def crashes_reported(tick: int) -> Iterator[None]:
         yield
     except ray.exceptions.RayError as exc:
         cause = _root_cause(exc)
+        if isinstance(cause, ActorCrashed):  # a group lost an actor it calls (secops)
+            raise ActorCrashed(f"tick {tick}: {cause}") from exc
         if not isinstance(cause, _LOST):
             raise
         where = f"tick {tick}" if tick >= 0 else "settling"

@@ -124,7 +124,7 @@ class RayBackend:
         self.writer = None if alone else LedgerWriter.options(  # type: ignore[attr-defined]
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
-            name="secops", namespace=ns).remote(cfg_ref, dir_ref)
+            name="secops", namespace=ns).remote(cfg_ref, dir_ref, int(plan.key))
         # the run's groups share its `workers` CPUs (a group steps on one core at most; Ray
         # takes fractions below one): a cluster can then hold as many runs as it has CPUs for
         share = min(1.0, math.floor(plan.workers / len(bounds) * 1e4) / 1e4)
@@ -132,7 +132,8 @@ class RayBackend:
             AgentGroupActor.options(  # type: ignore[attr-defined]
                 name=f"agent-group:{i}", namespace=ns, scheduling_strategy="SPREAD",
                 num_cpus=share,
-            ).remote(cfg_ref, dir_ref, int(plan.key), plan.seed, bounds, i, self.writer,
+            ).remote(cfg_ref, dir_ref, int(plan.key), plan.seed, bounds, i, self.secops,
+                     self.writer,
                      str(plan.run_dir) if alone else None,
                      str(self.claims) if self.claims else None,
                      str(self.bell.path) if self.bell else None,
@@ -176,9 +177,14 @@ class RayBackend:
     def snapshot(self) -> list[dict[str, object]]:
         return wait([g.state_dict.remote() for g in self.groups], -1)
 
-    def restore(self, groups: list[dict[str, object]], exchange: Exchange) -> None:
-        wait([g.load_state.remote(st) for g, st in zip(self.groups, groups, strict=True)], -1)
+    def restore(self, groups: list[dict[str, object]], exchange: Exchange,
+                secops: dict[str, int]) -> None:
+        wait([g.load_state.remote(st) for g, st in zip(self.groups, groups, strict=True)]
+             + [self.secops.restore.remote(secops)], -1)
         self.pipeline.restore(exchange)
+
+    def secops_state(self) -> dict[str, int]:
+        return wait([self.secops.state.remote()], -1)[0]
 
     def dept_spent(self) -> np.ndarray:
         running = wait([self.groups[0].dept_spent.remote()], -1)[0]
@@ -196,6 +202,9 @@ class RayBackend:
 
     def group_pids(self) -> list[int]:
         return list(self._pids)
+
+    def secops_pid(self) -> int:
+        return int(wait([self.secops.pid.remote()], -1)[0])
 
     def close(self) -> None:
         pipeline = getattr(self, "pipeline", None)  # none yet if the groups were never placed

@@ -11,6 +11,7 @@ the run's seed), so a run reproduces whatever the machine's speed.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
 from collections.abc import Awaitable, Callable
 from typing import Protocol
@@ -22,6 +23,7 @@ from synthorg.domain.enums import ActionStatus
 from synthorg.domain.rng import Stream, uniform
 
 Outcome = tuple[int, float]  # ActionStatus, value
+Decide = Callable[[np.ndarray], "list[Outcome] | Awaitable[list[Outcome]]"]
 
 
 class Executor(Protocol):
@@ -70,6 +72,22 @@ class DelayExecutor:
             return int(ActionStatus.failed), 0.0
         return int(ActionStatus.succeeded), 1.0
 
+
+class ApprovalDesk:
+    """Takes a tick's approval requests to the SecOps office in one call: the office itself
+    (local backend) or the `secops` actor (its `decide` answers with an awaitable)."""
+
+    def __init__(self, decide: Decide) -> None:
+        self._decide = decide
+
+    async def run(self, actions: np.ndarray) -> list[Outcome]:
+        answer = self._decide(actions)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        return list(answer)
+
+
+APPROVALS = "approvals"  # the executor name of approvals (reserved in the config)
 
 EXECUTOR_KINDS: dict[str, Callable[[ExecutorSpec, np.uint64], Executor]] = {
     "delay": DelayExecutor,

@@ -23,6 +23,7 @@ import numpy as np
 from synthorg.actions.executors import Executor, Outcome
 from synthorg.domain.enums import ActionStatus
 from synthorg.domain.records import ACTION_DTYPE, join, take
+from synthorg.errors import ActorCrashed
 
 
 class ActionRunner:
@@ -114,9 +115,12 @@ async def _cancel_others() -> None:
 
 
 async def _guarded(run: object, n: int) -> list[Outcome]:
-    """An executor that raises, or answers with the wrong number of outcomes, fails its batch."""
+    """An executor that raises, or answers with the wrong number of outcomes, fails its batch;
+    one whose process died (ActorCrashed) stops the run, which rolls back and goes on."""
     try:
         outcomes = list(await run)  # type: ignore[misc]
+    except ActorCrashed:
+        raise
     except Exception:
         return [(int(ActionStatus.failed), 0.0)] * n
     if len(outcomes) != n:

@@ -325,6 +325,8 @@ def reference_problems(cfg: CompanyConfig) -> list[str]:
     share = sum(d.budget_share for d in cfg.departments)
     if share > 1.0 + 1e-9:
         problems.append(f"departments: budget_share values add up to {share:.3f} > 1")
+    if "approvals" in cfg.executors:
+        problems.append("executors: 'approvals' is reserved (the SecOps office's approvals)")
     for i, tool in enumerate(cfg.tools):
         if tool.executor is not None and tool.executor not in cfg.executors:
             problems.append(f"tools[{i}].executor: unknown executor '{tool.executor}' "

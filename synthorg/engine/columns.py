@@ -36,7 +36,6 @@ class AgentColumns:
     guidance: np.ndarray
     rushed: np.ndarray
     approved: np.ndarray
-    blocked_until: np.ndarray
     wait_streak: np.ndarray
     pending_rate: np.ndarray  # work an action in flight brings if it succeeds
     pending_quality: np.ndarray
@@ -56,7 +55,7 @@ class AgentColumns:
             quality_sum=zeros(), worked=zeros(np.int32), turns=zeros(np.int32),
             cost=zeros(np.int64), started=zeros(np.int32), asks=zeros(np.int32),
             denials=zeros(np.int32), help_bonus=zeros(), guidance=zeros(), rushed=zeros(bool),
-            approved=zeros(bool), blocked_until=zeros(np.int32), wait_streak=zeros(np.int32),
+            approved=zeros(bool), wait_streak=zeros(np.int32),
             pending_rate=zeros(), pending_quality=zeros(), queues=TaskQueues(m),
             stats={name: zeros(np.int64) for name in STAT_NAMES}, quality_total=zeros())
 

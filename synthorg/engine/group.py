@@ -30,10 +30,11 @@ from synthorg.domain.records import (
     TIMESERIES_DTYPE,
     call_ids,
     carries_task,
+    join,
     take,
     task_fields_of,
 )
-from synthorg.domain.rng import Stream, uniform, uniforms
+from synthorg.domain.rng import Stream, uniforms
 from synthorg.engine.columns import AgentColumns
 from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
 from synthorg.engine.staffing import Staffing
@@ -44,6 +45,7 @@ from synthorg.loop.registry import strategies_for
 from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
 from synthorg.org.routing import Department
 from synthorg.org.timeline import OrgChange
+from synthorg.secops.office import GRANTED
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
@@ -73,8 +75,11 @@ class AgentGroup:
         self.a = AgentColumns.empty(directory.skills[lo:hi])
         self.staffing = Staffing(self)
         self.strategies = strategies_for(config, directory.dept_budget_micro)
-        self._latency = np.array([config.executors[e].latency_ticks
-                                  for e in directory.executor_ids], dtype=np.int32)
+        # ticks from issue to outcome, per executor (the last: the SecOps office's approvals)
+        self._latency = np.array([*(config.executors[e].latency_ticks
+                                    for e in directory.executor_ids[:-1]),
+                                  max(1, config.policies.approvals.delay_ticks)], dtype=np.int32)
+        self.approvals = len(directory.executor_ids) - 1
         self.use(directory)
 
     def use(self, directory: OrgDirectory) -> None:
@@ -112,8 +117,7 @@ class AgentGroup:
             self.staffing.reorganise(tick, *org, loads, ev, out, results)
 
         cycle.enter(LoopPhase.perceive)
-        asks = self._perceive(tick, inbox, loads, ev, out, results)
-        delivered = self._deliver(landed, ev)
+        asks = self._perceive(tick, inbox, landed, loads, ev, out, results)
         helping = self._answer_help(asks, ev, out)
 
         cycle.enter(LoopPhase.evaluate)
@@ -153,7 +157,7 @@ class AgentGroup:
 
         loads_out = a.queues.length + (a.state != WorkState.idle.value)
         return GroupTick(out.collect(), loads_out.astype(np.int32), spend, ev.collect(),
-                         results.collect(), issued, delivered,
+                         results.collect(), issued, landed,
                          self._timeseries(tick, busy, escalated, spend))
 
     def _timeseries(self, tick: int, busy: np.ndarray, escalated: np.ndarray,
@@ -171,11 +175,11 @@ class AgentGroup:
         return rows
 
     # ---- perceive -------------------------------------------------------------------------
-    def _perceive(self, tick: int, inbox: np.ndarray, loads: np.ndarray, ev: EventBuffer,
-                  out: MessageBuffer, results: ResultBuffer) -> np.ndarray:
-        """Take in the inbox (ordered by destination, then sender); returns the help requests.
-        What reaches an agent who is away or gone is passed on: tasks go back to routing,
-        help requests bounce."""
+    def _perceive(self, tick: int, inbox: np.ndarray, landed: np.ndarray, loads: np.ndarray,
+                  ev: EventBuffer, out: MessageBuffer, results: ResultBuffer) -> np.ndarray:
+        """Take in the inbox (ordered by destination, then sender) and the outcomes of actions
+        due now; returns the help requests. What reaches an agent who is away or gone is
+        passed on: tasks go back to routing, help requests bounce."""
         asks = np.zeros(0, dtype=MESSAGE_DTYPE)
         if len(inbox):
             if not self.everyone_active:
@@ -188,7 +192,10 @@ class AgentGroup:
             asks = take(inbox, kind == MessageKind.ask.value)
             self._receive_replies(take(inbox, (kind == MessageKind.reply.value)
                                        | (kind == MessageKind.bounce.value)))
-        self._approvals(tick, ev, out, results)
+        if len(landed):
+            asked = landed["executor"] == self.approvals
+            self._approvals(tick, take(landed, asked), ev, out, results)
+            self._tool_results(take(landed, ~asked), ev)
         self._take_next(tick, ev, results)
         return asks
 
@@ -208,11 +215,9 @@ class AgentGroup:
         bounced = reply["kind"][match] == MessageKind.bounce.value
         np.maximum.at(a.help_bonus, got, np.where(bounced, 0.0, bonus))
 
-    def _deliver(self, landed: np.ndarray, ev: EventBuffer) -> np.ndarray:
-        """Outcomes of actions due now: a success brings the work the call was for; a failure
-        or time-out costs the tick it waited. Returns the delivered rows (the ledger's)."""
-        if not len(landed):
-            return landed
+    def _tool_results(self, landed: np.ndarray, ev: EventBuffer) -> None:
+        """Outcomes of tool calls due now: a success brings the work the call was for; a
+        failure or time-out costs the tick it waited."""
         a = self.a
         local = landed["agent"] - self.lo
         waiting = ((a.state[local] == WorkState.waiting_action.value)
@@ -232,23 +237,24 @@ class AgentGroup:
                target=landed["tool"][ok], value=landed["value"][ok])
         ev.add(EventKind.action_failed, landed["agent"][bad], landed["task"][bad],
                target=landed["status"][bad])
-        return landed
 
     def _learn(self, local: np.ndarray, skill: np.ndarray) -> None:
         """Learning by doing: a tick of work raises the skill it used."""
         lr = self.cfg.policies.work.learning_rate
         self.a.skills[local, skill] += lr * (1.0 - self.a.skills[local, skill])
 
-    def _approvals(self, tick: int, ev: EventBuffer, out: MessageBuffer,
+    def _approvals(self, tick: int, decided: np.ndarray, ev: EventBuffer, out: MessageBuffer,
                    results: ResultBuffer) -> None:
+        """The SecOps office's decisions on the approvals asked for (a failed or timed-out
+        request counts as rejected: SecOps fails closed)."""
         a = self.a
-        due = np.nonzero((a.state == WorkState.blocked.value) & (a.blocked_until <= tick))[0]
-        if not len(due):
-            return
+        local = decided["agent"] - self.lo
+        asking = ((a.state[local] == WorkState.blocked.value)
+                  & (a.cur["task"][local] == decided["task"]))
+        granted = ((decided["status"] == ActionStatus.succeeded.value)
+                   & (decided["value"] == GRANTED))
+        ok, no = local[asking & granted], local[asking & ~granted]
         policy = self.cfg.policies.approvals
-        granted = uniform(self.key, self.global_ids[due], tick, Stream.approval) \
-            < policy.approve_probability
-        ok, no = due[granted], due[~granted]
         check_work_transition(a.state[ok], WorkState.working)
         a.state[ok] = WorkState.working
         a.guidance[ok] = policy.guidance_bonus
@@ -471,10 +477,12 @@ class AgentGroup:
             reason = np.where(on_tool[human], ESCALATE_ON_TOOL, ESCALATE_ON_CONFIDENCE)
             check_work_transition(a.state[h], WorkState.blocked)
             a.state[h] = WorkState.blocked
-            a.blocked_until[h] = tick + self.cfg.policies.approvals.delay_ticks
             a.stats["escalations"][h] += 1
             ev.add(EventKind.escalated, ids[human], tasks[human], target=reason,
                    value=evaluation.confidence[human])
+            # the approval attaches to the call the agent wants to make
+            issued = join([issued, self._action_rows(tick, h, tool_all[human], self.approvals)],
+                          ACTION_DTYPE)
 
         finishing = rows[action == ActionKind.finish.value]
         self._close(finishing, tick, TaskStatus.completed, FailReason.none, ev, results)
@@ -501,14 +509,19 @@ class AgentGroup:
         a.state[local] = WorkState.waiting_action
         a.pending_rate[local] = gained
         a.pending_quality[local] = quality
+        return self._action_rows(tick, local, tool, self.dir.tool_executor[tool])
+
+    def _action_rows(self, tick: int, local: np.ndarray, tool: np.ndarray,
+                     executor: np.ndarray | int) -> np.ndarray:
+        """Actions issued now by the agents `local` (one each) for their current task."""
         rows = np.zeros(len(local), dtype=ACTION_DTYPE)
         rows["call"] = call_ids(tick, self.global_ids[local])
         rows["tick"] = tick
         rows["agent"] = self.global_ids[local]
-        rows["task"] = a.cur["task"][local]
+        rows["task"] = self.a.cur["task"][local]
         rows["tool"] = tool
-        rows["executor"] = self.dir.tool_executor[tool]
-        rows["due"] = tick + self._latency[rows["executor"]]
+        rows["executor"] = executor
+        rows["due"] = tick + self._latency[executor]
         rows["status"] = ActionStatus.issued
         return rows
 

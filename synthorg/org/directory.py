@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from synthorg.actions.executors import APPROVALS
 from synthorg.config.models import CompanyConfig
 from synthorg.config.scenario import Hire
 from synthorg.domain.enums import Autonomy, RiskTier, Seniority
@@ -99,7 +100,8 @@ class OrgDirectory:
         role_ids = tuple(r.id for r in cfg.roles)
         type_ids = tuple(t.name for t in cfg.workload.task_types)
         tool_ids = tuple(t.name for t in cfg.tools)
-        executor_ids = tuple(sorted(cfg.executors))
+        # the config's executors, then the SecOps office's approvals (engine/group.py)
+        executor_ids = (*sorted(cfg.executors), APPROVALS)
         hires = [e for e in cfg.scenario if isinstance(e, Hire)]
         skill_ids = tuple(sorted(
             {s for r in cfg.roles for s in r.skills}

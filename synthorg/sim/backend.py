@@ -41,7 +41,12 @@ class Backend(Protocol):
     def snapshot(self) -> list[dict[str, object]]:
         """Every group host's state; call after `settle`."""
 
-    def restore(self, groups: list[dict[str, object]], exchange: Exchange) -> None: ...
+    def restore(self, groups: list[dict[str, object]], exchange: Exchange,
+                secops: dict[str, int]) -> None: ...
+
+    def secops_state(self) -> dict[str, int]:
+        """The SecOps office's record (call after `snapshot`: the groups' actions have
+        settled)."""
 
     def dept_spent(self) -> np.ndarray:
         """Micro-USD spent per department so far (after `settle`)."""

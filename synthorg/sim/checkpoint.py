@@ -37,6 +37,7 @@ class Checkpoint:
     driver: dict[str, object]
     groups: list[dict[str, object]]
     exchange: Exchange
+    secops: dict[str, int]
 
 
 def checkpoint_path(run_dir: Path, tick: int) -> Path:

@@ -24,7 +24,7 @@ from typing import NamedTuple, TypeVar
 
 import numpy as np
 
-from synthorg.actions.executors import build_executor
+from synthorg.actions.executors import ApprovalDesk, Decide, Executor, build_executor
 from synthorg.actions.runner import ActionRunner
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.records import (
@@ -138,7 +138,9 @@ class GroupHost:
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
                  seed: int, bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
-                 background_flush: bool = False, claims: RoutingClaims | None = None) -> None:
+                 decide_approvals: Decide, background_flush: bool = False,
+                 claims: RoutingClaims | None = None) -> None:
+        """decide_approvals: the SecOps office's `decide` (or a call to the `secops` actor's)."""
         lo, hi = bounds[index]
         self.index = index
         self.config = config
@@ -150,8 +152,11 @@ class GroupHost:
         self.tick = -1  # the last tick stepped
         self.ledger = LedgerShard(shard_name(index), sink, background=background_flush)
         self.secops = RuleEngine(directory, config.policies.security)
-        self.actions = ActionRunner({i: build_executor(config.executors[name], key)
-                                     for i, name in enumerate(directory.executor_ids)})
+        executors: dict[int, Executor] = {
+            i: build_executor(config.executors[name], key)
+            for i, name in enumerate(directory.executor_ids[:-1])}
+        executors[len(executors)] = ApprovalDesk(decide_approvals)
+        self.actions = ActionRunner(executors)
         self.dept_spent = np.zeros(len(directory.dept_ids), dtype=np.int64)
         self._starts = group_starts(bounds)
         self._claims = claims  # where departments marked CLAIMED are handed out

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
+from synthorg.secops.office import SecOpsOffice
 from synthorg.sim.backend import RunPlan
 from synthorg.sim.hosts import Exchange, GroupHost, gather
 from synthorg.sim.placement import HomePlacement
@@ -14,7 +15,9 @@ class LocalBackend:
     def __init__(self, plan: RunPlan) -> None:
         cfg, d, bounds = plan.config, plan.directory, plan.group_bounds
         sink = DirectorySink(plan.run_dir)
-        self.groups = [GroupHost(cfg, d, plan.key, plan.seed, bounds, i, sink) for i in range(len(bounds))]
+        self.office = SecOpsOffice(cfg, d, plan.key)  # the owner of security state
+        self.groups = [GroupHost(cfg, d, plan.key, plan.seed, bounds, i, sink, self.office.decide)
+                       for i in range(len(bounds))]
         self.exchange = Exchange.initial(bounds, len(d.dept_ids))
         self.placement = HomePlacement(d, bounds)  # one process: nothing to balance
 
@@ -30,10 +33,15 @@ class LocalBackend:
     def snapshot(self) -> list[dict[str, object]]:
         return [g.state_dict() for g in self.groups]
 
-    def restore(self, groups: list[dict[str, object]], exchange: Exchange) -> None:
+    def restore(self, groups: list[dict[str, object]], exchange: Exchange,
+                secops: dict[str, int]) -> None:
         for group, state in zip(self.groups, groups, strict=True):
             group.load_state(state)
         self.exchange = exchange
+        self.office.restore(secops)
+
+    def secops_state(self) -> dict[str, int]:
+        return self.office.state()
 
     def dept_spent(self) -> np.ndarray:
         return self.exchange.dept_spent(self.groups[0].dept_spent)

@@ -125,48 +125,64 @@ class Simulation:
         self._write_resolved(ticks)
         every = cfg.runtime.checkpoint_every
         incidents = 0
-        backend = self.backend = backend_cls(plan)
-        driver = Driver(backend)
+        backend, driver, good = self._begin(plan, backend_cls, start, digest, bounds)
         try:
-            if start is not None:
-                backend.restore(start.groups, start.exchange)
-                driver.load_state(start.driver)
-            good = ckpt.encode(self._capture(driver, backend, digest, bounds))
             tick_seconds = 0.0
             with _interrupts() as stop:
-                while driver.tick < ticks:
-                    t0 = time.perf_counter()
+                while True:  # until the run is gathered; a lost actor rolls it back to `good`
                     try:
-                        driver.step()
+                        while driver.tick < ticks:
+                            t0 = time.perf_counter()
+                            driver.step()
+                            tick_seconds += time.perf_counter() - t0
+                            if every and driver.tick % every == 0 and driver.tick < ticks:
+                                state = self._capture(driver, backend, digest, bounds)
+                                good = ckpt.encode(state)
+                                ckpt.write(self.out, state)
+                            if on_tick is not None:
+                                on_tick(driver.tick, ticks)
+                            if stop.is_set() and driver.tick < ticks:
+                                ckpt.write(self.out, self._capture(driver, backend, digest, bounds))
+                                raise Interrupted(str(self.out), driver.tick)
+                        t0 = time.perf_counter()
+                        exchange = backend.settle()  # the last ticks may still be running
+                        tick_seconds += time.perf_counter() - t0
+                        totals = combine(backend.shard_totals(), driver.tick)
+                        open_ids = backend.open_task_ids() + exchange.task_ids()
+                        agent_rows = backend.agent_rows()
+                        spent = backend.dept_spent()
+                        break
                     except ActorCrashed as crash:
                         incidents += 1
                         if incidents > MAX_RECOVERIES:
                             raise RunFailure(f"giving up after {MAX_RECOVERIES} recoveries: "
                                              f"{crash}") from crash
                         backend, driver = self._recover(plan, backend, good, driver.tick, crash)
-                        continue
-                    tick_seconds += time.perf_counter() - t0
-                    if every and driver.tick % every == 0 and driver.tick < ticks:
-                        state = self._capture(driver, backend, digest, bounds)
-                        good = ckpt.encode(state)
-                        ckpt.write(self.out, state)
-                    if on_tick is not None:
-                        on_tick(driver.tick, ticks)
-                    if stop.is_set() and driver.tick < ticks:
-                        ckpt.write(self.out, self._capture(driver, backend, digest, bounds))
-                        raise Interrupted(str(self.out), driver.tick)
-            t0 = time.perf_counter()
-            exchange = backend.settle()  # the last ticks may still be running
-            tick_seconds += time.perf_counter() - t0
-            totals = combine(backend.shard_totals(), driver.tick)
-            open_ids = backend.open_task_ids() + exchange.task_ids()
-            agent_rows = backend.agent_rows()
-            spent = backend.dept_spent()
         finally:
-            backend.close()
+            self.backend.close()  # type: ignore[union-attr]
             self.backend = None
         return self._finish(plan, totals, open_ids, agent_rows, spent, ticks, started,
                             tick_seconds, incidents, keep_parts=bool(every))
+
+    def _begin(self, plan: RunPlan, backend_cls: Callable[[RunPlan], Backend],
+               start: ckpt.Checkpoint | None, digest: str, bounds: tuple[tuple[int, int], ...]
+               ) -> tuple[Backend, Driver, bytes]:
+        """A backend holding the start state, and that state encoded (the first rollback
+        point); a worker lost meanwhile means starting the backend again."""
+        for attempt in range(MAX_RECOVERIES + 1):
+            backend = self.backend = backend_cls(plan)
+            driver = Driver(backend)
+            try:
+                if start is not None:
+                    backend.restore(start.groups, start.exchange, start.secops)
+                    driver.load_state(start.driver)
+                return backend, driver, ckpt.encode(self._capture(driver, backend, digest, bounds))
+            except ActorCrashed as crash:
+                backend.close()
+                self.backend = None
+                if attempt == MAX_RECOVERIES:
+                    raise RunFailure(f"could not start the run's actors: {crash}") from crash
+        raise AssertionError("unreachable")
 
     def _recover(self, plan: RunPlan, backend: Backend, good: bytes, tick: int,
                  crash: ActorCrashed) -> tuple[Backend, Driver]:
@@ -175,7 +191,7 @@ class Simulation:
         state = ckpt.decode(good, "in-memory checkpoint")
         backend_cls, _ = self._backend_class()
         backend = self.backend = backend_cls(plan)
-        backend.restore(state.groups, state.exchange)
+        backend.restore(state.groups, state.exchange, state.secops)
         driver = Driver(backend)
         driver.load_state(state.driver)
         row = np.zeros(1, dtype=EVENT_DTYPE)
@@ -186,9 +202,10 @@ class Simulation:
     def _capture(self, driver: Driver, backend: Backend, digest: str,
                  bounds: tuple[tuple[int, int], ...]) -> ckpt.Checkpoint:
         exchange = backend.settle()
+        groups = backend.snapshot()
         return ckpt.Checkpoint(tick=driver.tick, seed=self.seed, config_digest=digest,
-                               bounds=bounds, driver=driver.state_dict(),
-                               groups=backend.snapshot(), exchange=exchange)
+                               bounds=bounds, driver=driver.state_dict(), groups=groups,
+                               exchange=exchange, secops=backend.secops_state())
 
     def _check_compatible(self, start: ckpt.Checkpoint, directory: OrgDirectory, digest: str,
                           forked: bool) -> None:

@@ -68,6 +68,33 @@ def test_a_killed_group_with_actions_in_flight_is_recovered(ray_session, tmp_pat
     assert result.summary.ledger_sha256 == local_hash
 
 
+@pytest.mark.ray
+def test_the_secops_actor_holds_the_approvals_and_its_death_is_recovered(ray_session, tmp_path,
+                                                                        local_hash):
+    """Approvals go through the secops actor; if it dies the run rolls back and goes on with
+    the ledger of an undisturbed run (a lost office never reads as a rejection)."""
+    import os
+
+    cfg = synthorg.load_config(STARTUP, [*SLOW_TOOLS, *SHOCKS, "runtime.agents_per_actor=5",
+                                         "runtime.checkpoint_every=10",
+                                         "runtime.pipeline=tasks"])
+    sim = synthorg.Simulation(cfg, seed=4, out=tmp_path / "secops")
+    seen: dict[str, object] = {}
+
+    def kill_secops(done: int, total: int) -> None:
+        backend = sim.backend
+        if done == 27 and "pid" not in seen:
+            seen["state"] = backend.secops_state()  # type: ignore[union-attr]
+            seen["pid"] = backend.secops_pid()  # type: ignore[union-attr]
+            os.kill(seen["pid"], signal.SIGKILL)  # type: ignore[arg-type]
+
+    result = sim.run(ticks=80, on_tick=kill_secops)
+    state = seen["state"]
+    assert 0 < state["granted"] <= state["asked"]  # type: ignore[index,operator]
+    assert result.summary.incidents >= 1
+    assert result.summary.ledger_sha256 == local_hash
+
+
 def test_kill_9_with_actions_pending_then_resume(tmp_path):
     """The driver dies while actions are in flight; resume re-issues what the checkpoint did
     not hold and ends with the uninterrupted ledger."""

@@ -108,9 +108,11 @@ def test_actions_are_recorded_with_their_lifecycle(slow_run):
     s = slow_run.summary
     assert s.actions > 0 and 0 < s.actions_failed < s.actions
     assert s.conservation_ok
-    actions = pl.read_parquet(slow_run.run_dir / "actions.parquet")
-    assert actions.height == s.actions
-    assert actions["call_id"].n_unique() == actions.height
+    every = pl.read_parquet(slow_run.run_dir / "actions.parquet")
+    assert every.height == s.actions
+    assert every["call_id"].n_unique() == every.height
+    assert set(every["executor"]) == {"slow", "approvals"}
+    actions = every.filter(pl.col("executor") == "slow")
     assert set(actions["tool"]) <= {"code_editor", "deploy"}
     assert set(actions["status"]) == {"succeeded", "failed"}
     assert (actions["due_tick"] - actions["issued_tick"] == 2).all()
@@ -131,7 +133,29 @@ def test_slow_actions_change_what_happens(slow_run, tmp_path):
     cfg = synthorg.load_config(STARTUP, ["runtime.backend=local"])
     instant = synthorg.Simulation(cfg, seed=4, out=tmp_path / "instant").run(ticks=80)
     assert instant.summary.ledger_sha256 != slow_run.summary.ledger_sha256
-    assert instant.summary.actions == 0
+    executors = pl.read_parquet(instant.run_dir / "actions.parquet")["executor"]
+    assert set(executors) == {"approvals"}
+
+
+def test_approvals_are_actions_on_calls_decided_by_the_secops_office(slow_run):
+    """An escalation asks the SecOps office about the call; its decision arrives after the
+    approval delay, and every granted or rejected approval in the events is one of them."""
+    asked = pl.read_parquet(slow_run.run_dir / "actions.parquet").filter(
+        pl.col("executor") == "approvals")
+    delay = synthorg.load_config(STARTUP).policies.approvals.delay_ticks
+    assert asked.height > 0
+    assert (asked["due_tick"] - asked["issued_tick"] == max(1, delay)).all()
+    assert set(asked["value"]) <= {0.0, 1.0}
+    events = slow_run.events
+    escalated = events.filter(pl.col("kind") == "escalated")
+    assert asked.height <= escalated.height  # those due after the last tick are not delivered
+    granted = events.filter(pl.col("kind") == "approval_granted")
+    rejected = events.filter(pl.col("kind") == "approval_rejected")
+    decided = asked.join(granted.select(pl.col("actor").alias("agent"),
+                                        pl.col("tick").alias("due_tick"), pl.lit(1).alias("g")),
+                         on=["agent", "due_tick"], how="left")
+    assert granted.height == decided["g"].sum() == asked.filter(pl.col("value") == 1.0).height
+    assert rejected.height == asked.filter(pl.col("value") == 0.0).height
 
 
 def test_checkpoints_carry_actions_in_flight(tmp_path):

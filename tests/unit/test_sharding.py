@@ -11,6 +11,7 @@ import synthorg
 from synthorg.domain.records import EVENT_DTYPE, MESSAGE_DTYPE, RESULT_DTYPE, TASK_DTYPE
 from synthorg.ledger.fingerprint import Fingerprinter
 from synthorg.org.directory import OrgDirectory
+from synthorg.secops.office import SecOpsOffice
 from synthorg.sim.backend import expected_work, group_bounds
 from synthorg.sim.hosts import merge_inbox, split_by_group
 from synthorg.sim.placement import home_groups
@@ -155,7 +156,9 @@ def _host(tmp_path, name: str):
 
     cfg = load_config(ENTERPRISE)
     d = OrgDirectory.from_config(cfg)
-    return GroupHost(cfg, d, root_key(7), 7, ((0, d.size),), 0, DirectorySink(tmp_path / name))
+    office = SecOpsOffice(cfg, d, root_key(7))
+    return GroupHost(cfg, d, root_key(7), 7, ((0, d.size),), 0, DirectorySink(tmp_path / name),
+                     office.decide)
 
 
 def _step(host, ticks: range, x=None):
