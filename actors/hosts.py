@@ -12,15 +12,16 @@ import numpy as np
 import ray
 
 from actors.doorbell import Ringer
-from actors.shm import Mailbox, OutputBoard, Share
+from actors.shm import Mailbox, OutputBoard
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.records import TASK_DTYPE
 from synthorg.errors import ActorCrashed
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.org.directory import OrgDirectory
 from synthorg.secops.office import SecOpsOffice
+from synthorg.sim.channels import Exchange, flat_inputs, from_flat, received, share
 from synthorg.sim.claims import RoutingClaims
-from synthorg.sim.hosts import Exchange, GroupHost, StepTiming
+from synthorg.sim.hosts import GroupHost, StepTiming
 
 # On the shm pipeline one group draws each tick's arrivals (about 0.5 ms at 10,000
 # agents, the same in every host) and hands them over with its output of the tick before,
@@ -144,7 +145,7 @@ class AgentGroupActor:
         self._ringer = Ringer(bell, index) if bell else None
         self._tick = -1  # the tick `advance` last stepped (rung for at the next one)
         # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
-        self._inputs = Exchange.initial(bounds, len(directory.dept_ids)).inputs(index)
+        self._inputs = Exchange.initial(bounds, len(directory.dept_ids)).flat(index)
         self._box = Mailbox(Path(shm), len(bounds), index) if shm else None
         self._board = OutputBoard(Path(shm), len(bounds), index) if shm else None
         # This process lives for the run: move Ray's and our start-up objects out of the
@@ -154,10 +155,9 @@ class AgentGroupActor:
 
     def step(self, tick: int, route: np.ndarray, *arrays: np.ndarray,
              defer_record: bool = False, draw_next: bool = False) -> list[np.ndarray]:
-        """route: the group per department; arrays: `Exchange.inputs` for this group (flat,
-        because Ray resolves only top-level object refs)."""
-        n = self._groups
-        return self._host.step(tick, route, arrays[:n], arrays[n:2 * n], arrays[2 * n:],
+        """route: the group per department; arrays: this group's inputs, flat (Ray resolves
+        only top-level object refs; sim/channels.py)."""
+        return self._host.step(tick, route, from_flat(arrays, self._groups),
                                defer_record=defer_record, draw_next=draw_next)
 
     def advance(self, tick: int, route: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -174,8 +174,7 @@ class AgentGroupActor:
         next `advance`. Returns when this tick was done here (`time.time()`, so the driver
         can sleep until the next one should be) and the step's timing (for placing the next
         ticks' routing)."""
-        i, n = self._index, self._groups
-        self._keep_shares([(o[i], o[n], o[n + 1]) for o in outputs])
+        self._keep_shares([share(o, self._index, self._groups) for o in outputs])
         return time.time(), self._host.timing
 
     def run(self, first: int, route: np.ndarray, ring_every: int) -> tuple[np.ndarray, ...]:
@@ -196,30 +195,28 @@ class AgentGroupActor:
             output = self.step(tick, route, *self._inputs, defer_record=True,
                                draw_next=i == DRAWER)
             ahead = self._host.drawn_ahead(tick + 1) if i == DRAWER else NO_ARRIVALS
-            board.publish(tick, [*output, ahead])
+            board.publish(tick, output, ahead)
             self._host.record()  # while the other groups finish their steps
             box.wait_published(tick)
-            shares = [Share(output[i], output[n], output[n + 1], ahead) if g == i
-                      else board.read(g, tick) for g in range(n)]
+            shares = [share(output, i, n) if g == i else board.read(g, tick) for g in range(n)]
             if i != DRAWER:
-                self._host.expect_arrivals(tick + 1, shares[DRAWER].ahead)
+                self._host.expect_arrivals(tick + 1, board.read_ahead(DRAWER, tick))
             self._keep_shares(shares)
             if self._ringer and i == RINGER and tick % ring_every == 0:
                 self._ringer.ring(tick)  # every group has published `tick`
             tick += 1
         return self._inputs
 
-    def _keep_shares(self, shares: Sequence[Sequence[np.ndarray]]) -> None:
-        """The next step's inputs (`Exchange.inputs` for this group) from this group's share
-        of every group's output: (messages for it, loads, spend), in group order."""
-        self._inputs = tuple(share[k] for k in range(3) for share in shares)
+    def _keep_shares(self, shares: Sequence[dict[str, np.ndarray]]) -> None:
+        """The next step's inputs (flat) from this group's share of every group's output,
+        in group order."""
+        self._inputs = flat_inputs(received(shares))
 
     def inputs(self) -> tuple[np.ndarray, ...]:
         return self._inputs
 
     def keep(self, *arrays: np.ndarray) -> None:
-        """Set the inputs of the next `advance` or `run` (`Exchange.inputs` for this group):
-        a restore."""
+        """Set the inputs of the next `advance` or `run` (this group's, flat): a restore."""
         self._inputs = arrays
 
     def __repr__(self) -> str:  # the dashboard shows it beside the actor

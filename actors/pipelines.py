@@ -39,7 +39,7 @@ from ray.experimental.compiled_dag_ref import CompiledDAGRef
 from actors.doorbell import Doorbell
 from actors.shm import GO, STOP, ShmLinks, open_mailbox, post
 from synthorg.errors import ActorCrashed
-from synthorg.sim.hosts import Exchange, gather
+from synthorg.sim.channels import Exchange, width
 from synthorg.sim.placement import HomePlacement
 
 
@@ -47,16 +47,16 @@ class TaskPipeline:
     def __init__(self, groups: list[Any], initial: Exchange, placement: HomePlacement) -> None:
         self._groups = groups
         self._placement = placement
-        self._returns = len(groups) + 2
+        self._returns = width(len(groups))
         self._exchange = initial  # arrays, or refs to them
         self._running: list[ray.ObjectRef] = []  # the last submitted tick's outputs
 
     def submit(self, tick: int) -> None:
         x, route = self._exchange, self._placement.assign()
-        stepped = [g.step.options(num_returns=self._returns).remote(tick, route, *x.inputs(i))
+        stepped = [g.step.options(num_returns=self._returns).remote(tick, route, *x.flat(i))
                    for i, g in enumerate(self._groups)]
         previous, self._running = self._running, [out[-1] for out in stepped]
-        self._exchange = Exchange(*gather(stepped))
+        self._exchange = Exchange.gather(stepped)
         wait(previous, tick)  # at most one tick queued behind the running one
 
     def settle(self) -> Exchange:
@@ -64,8 +64,8 @@ class TaskPipeline:
         wait(self._running, -1)
         self._running = []
         # keep the arrays: a later settle (or the next tick's calls) need not fetch them again
-        self._exchange = Exchange([wait(parts, -1) for parts in x.inbox], wait(x.loads, -1),
-                                  wait(x.spend, -1))
+        self._exchange = Exchange([{name: wait(refs, -1) for name, refs in got.items()}
+                                   for got in x.inputs])
         return self._exchange
 
     def restore(self, exchange: Exchange) -> None:
@@ -114,7 +114,7 @@ class ShmPipeline:
             kept: dict[ray.ObjectRef, Any] = {}
             while self._running:
                 kept.update(self._raise_if_stopped(-1, timeout=None))
-            self._settled = Exchange.from_inputs([kept[ref] for ref in order])
+            self._settled = Exchange.from_flat([kept[ref] for ref in order])
         return self._settled
 
     def restore(self, exchange: Exchange) -> None:
@@ -225,12 +225,12 @@ def wait(refs: list[Any], tick: int) -> list[Any]:
 def keep_inputs(groups: list[Any], exchange: Exchange) -> None:
     """Hand each group actor its inputs of the next tick (groups that keep them between
     ticks: the shm and graph pipelines)."""
-    wait([g.keep.remote(*exchange.inputs(i)) for i, g in enumerate(groups)], -1)
+    wait([g.keep.remote(*exchange.flat(i)) for i, g in enumerate(groups)], -1)
 
 
 def kept_inputs(groups: list[Any]) -> Exchange:
     """The exchange the group actors keep, once no tick runs."""
-    return Exchange.from_inputs(wait([g.inputs.remote() for g in groups], -1))
+    return Exchange.from_flat(wait([g.inputs.remote() for g in groups], -1))
 
 
 @contextlib.contextmanager

@@ -21,8 +21,8 @@ from actors.shm import ShmLinks
 from synthorg.errors import MisuseError, RunFailure
 from synthorg.ledger.ledger import ShardTotals
 from synthorg.sim.backend import RunPlan
+from synthorg.sim.channels import Exchange
 from synthorg.sim.claims import claims_file
-from synthorg.sim.hosts import Exchange
 from synthorg.sim.placement import BalancedPlacement, ClaimedPlacement, HomePlacement
 from synthorg.sim.scratch import Scratch, sweep_abandoned
 

@@ -24,12 +24,12 @@ import os
 import struct
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
 from actors.doorbell import RECORD, Records
-from synthorg.domain.records import MESSAGE_DTYPE, TASK_DTYPE
+from synthorg.domain.records import TASK_DTYPE
+from synthorg.sim.channels import CHANNELS, width
 
 GO = -1  # from the driver: the tick may be stepped
 STOP = -2  # from the driver: return after the ticks released so far
@@ -104,30 +104,27 @@ class Mailbox:
                 self.published[source] = max(self.published[source], tick)
 
 
-class Share(NamedTuple):
-    """What one group reads of another's tick output."""
-
-    part: np.ndarray  # the messages for the reader
-    loads: np.ndarray  # the writer's agents' loads
-    spend: np.ndarray  # the writer's spend per department
-    ahead: np.ndarray  # the next tick's arrivals, if the writer drew them (else empty)
-
-
 class OutputBoard:
-    """Each group's tick output ([part for group 0, ..., for group G-1, loads, spend,
-    arrivals of the next tick or none]) in its slot file, read by every group. A slot holds
-    a header (tick, then every array's length in bytes) and the arrays' bytes in order."""
+    """Each group's tick output (its flat channel arrays, sim/channels.py, then the arrivals of
+    the next tick or none) in its slot file, read by every group. A slot holds a header (tick,
+    then every array's length in bytes) and the arrays' bytes in order."""
 
     def __init__(self, prefix: Path, groups: int, me: int) -> None:
         self._groups = groups
         self._me = me
-        self._header = struct.Struct(f"<{groups + 4}q")
+        self._arrays = width(groups) + 1
+        self._header = struct.Struct(f"<{self._arrays + 1}q")
         self._fds = [[os.open(slot_path(prefix, g, s), os.O_RDWR | os.O_CREAT, 0o600)
                       for s in (0, 1)] for g in range(groups)]
         self._boxes = [open_mailbox(prefix, g) for g in range(groups)]
+        # per channel, the index of the array this group reads in a writer's output
+        self._mine, at = [], 0
+        for c in CHANNELS:
+            self._mine.append((c, at + me if c.addressed else at))
+            at += groups if c.addressed else 1
 
-    def publish(self, tick: int, output: Sequence[np.ndarray]) -> None:
-        arrays = [np.ascontiguousarray(a).data for a in output]
+    def publish(self, tick: int, output: Sequence[np.ndarray], ahead: np.ndarray) -> None:
+        arrays = [np.ascontiguousarray(a).data for a in [*output, ahead]]
         header = self._header.pack(tick, *(a.nbytes for a in arrays))
         size = len(header) + sum(a.nbytes for a in arrays)
         written = os.pwritev(self._fds[self._me][tick % 2], [header, *arrays], 0)
@@ -137,18 +134,22 @@ class OutputBoard:
             if g != self._me:
                 post(fd, self._me, tick)
 
-    def read(self, group: int, tick: int) -> Share:
-        """This group's part of `group`'s output of `tick`, and that group's loads, spend and
-        drawn arrivals."""
+    def read(self, group: int, tick: int) -> dict[str, np.ndarray]:
+        """This group's share of `group`'s output of `tick`, per channel."""
+        fd, sizes, offsets = self._slot(group, tick)
+        return {c.name: np.frombuffer(os.pread(fd, sizes[k], offsets[k]), dtype=c.dtype)
+                for c, k in self._mine}
+
+    def read_ahead(self, group: int, tick: int) -> np.ndarray:
+        """The arrivals of tick + 1 that `group` drew and published with its output of `tick`."""
+        fd, sizes, offsets = self._slot(group, tick)
+        k = self._arrays - 1
+        return np.frombuffer(os.pread(fd, sizes[k], offsets[k]), dtype=TASK_DTYPE)
+
+    def _slot(self, group: int, tick: int) -> tuple[int, list[int], list[int]]:
         fd = self._fds[group][tick % 2]
         seen, *sizes = self._header.unpack(os.pread(fd, self._header.size, 0))
         if seen != tick:
             raise RuntimeError(f"group {group}'s output slot holds tick {seen}, not {tick}")
-        offsets = np.cumsum([self._header.size, *sizes])
-        me, n = self._me, self._groups
-        part = os.pread(fd, sizes[me], int(offsets[me]))
-        tail = os.pread(fd, sizes[n] + sizes[n + 1] + sizes[n + 2], int(offsets[n]))
-        loads = np.frombuffer(tail, dtype=np.int32, count=sizes[n] // 4)
-        spend = np.frombuffer(tail, dtype=np.int64, offset=sizes[n], count=sizes[n + 1] // 8)
-        ahead = np.frombuffer(tail, dtype=TASK_DTYPE, offset=sizes[n] + sizes[n + 1])
-        return Share(np.frombuffer(part, dtype=MESSAGE_DTYPE), loads, spend, ahead)
+        offsets = np.cumsum([self._header.size, *sizes]).tolist()
+        return fd, sizes, offsets

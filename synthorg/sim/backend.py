@@ -13,7 +13,7 @@ import numpy as np
 from synthorg.config.models import CompanyConfig
 from synthorg.ledger.ledger import ShardTotals
 from synthorg.org.directory import OrgDirectory
-from synthorg.sim.hosts import Exchange
+from synthorg.sim.channels import Exchange
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from synthorg.errors import MisuseError
-from synthorg.sim.hosts import Exchange
+from synthorg.sim.channels import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
 FORMAT = 6  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no

@@ -3,8 +3,9 @@ its SecOps interceptor and every department's router. Hosts exchange plain array
 so the local backend calls them directly and the Ray backend passes them between actors as
 object refs, without the driver touching the bytes.
 
-The exchange between tick t and t+1 (`Exchange`): each host's messages split by destination
-group, each group's loads and each group's spend. A group merges its inbox parts itself.
+The exchange between tick t and t+1 is a set of named channels (sim/channels.py): each
+host's messages split by destination group, each group's loads and each group's spend. A
+group merges its inbox parts itself.
 
 Departments are routed inside the groups rather than in processes of their own: routing a
 tick's arrivals is a few milliseconds of numpy, less than what a Ray call per department and
@@ -19,8 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,7 +31,6 @@ from synthorg.domain.records import (
     EVENT_DTYPE,
     MESSAGE_DTYPE,
     RESULT_DTYPE,
-    carries_task,
     join,
     take,
 )
@@ -42,6 +41,7 @@ from synthorg.org.directory import OrgDirectory
 from synthorg.org.timeline import OrgTimeline
 from synthorg.org.workload import WorkloadGenerator, creation_events, shock_events
 from synthorg.secops.rules import RuleEngine
+from synthorg.sim.channels import Received, flatten
 from synthorg.sim.claims import CLAIMED, RoutingClaims, claim_order
 
 MASKED_SPLIT_MAX_GROUPS = 3  # up to this many groups, a pass per group beats a sort
@@ -74,54 +74,8 @@ def merge_inbox(parts: Sequence[np.ndarray]) -> np.ndarray:
     return take(msgs, np.lexsort((seq, src, msgs["dst"])))
 
 
-T = TypeVar("T")
-
-
-def gather(stepped: Sequence[Sequence[T]]) -> tuple[list[list[T]], list[T], list[T]]:
-    """Next tick's (inbox parts per group, loads, spend) from this tick's host outputs; works
-    on arrays and on Ray object refs alike."""
-    n = len(stepped)
-    inbox = [[out[g] for out in stepped] for g in range(n)]
-    return inbox, [out[n] for out in stepped], [out[n + 1] for out in stepped]
-
-
 def shard_name(group: int) -> str:
     return f"g{group:05d}"
-
-
-@dataclass
-class Exchange:
-    """What is in flight from one tick to the next (arrays here; refs inside the Ray backend)."""
-
-    inbox: list[list[np.ndarray]]  # per destination group, parts in ascending sender order
-    loads: list[np.ndarray]  # per group, int32 per agent
-    spend: list[np.ndarray]  # per group, micro-USD per department spent in the last tick
-
-    @classmethod
-    def initial(cls, bounds: Sequence[tuple[int, int]], departments: int) -> Exchange:
-        """Before the first tick: no messages, no load, nothing spent (one part per group)."""
-        return cls(inbox=[[np.zeros(0, MESSAGE_DTYPE) for _ in bounds] for _ in bounds],
-                   loads=[np.zeros(hi - lo, dtype=np.int32) for lo, hi in bounds],
-                   spend=[np.zeros(departments, dtype=np.int64) for _ in bounds])
-
-    def inputs(self, group: int) -> tuple[np.ndarray, ...]:
-        """What group `group` steps on, flat: its inbox parts, every group's loads, every
-        group's spend (the order `GroupHost.step` takes them in)."""
-        return (*self.inbox[group], *self.loads, *self.spend)
-
-    @classmethod
-    def from_inputs(cls, inputs: Sequence[Sequence[np.ndarray]]) -> Exchange:
-        """The inverse of `inputs`, from every group's."""
-        n = len(inputs)
-        return cls([list(x[:n]) for x in inputs], list(inputs[0][n:2 * n]), list(inputs[0][2 * n:]))
-
-    def task_ids(self) -> list[int]:
-        """Tasks travelling in messages (assigned or handed over, not yet received)."""
-        return [t for parts in self.inbox for m in parts
-                for t in m["t_task"][carries_task(m)].tolist()]
-
-    def dept_spent(self, running: np.ndarray) -> np.ndarray:
-        return running + np.sum(self.spend, axis=0, dtype=np.int64)
 
 
 class StepTiming(NamedTuple):
@@ -165,8 +119,7 @@ class GroupHost:
         self._ahead: tuple[int, np.ndarray] | None = None  # a tick's arrivals, drawn early
         self._unrecorded: tuple | None = None  # the last step's ledger rows, until `record`
 
-    def step(self, tick: int, route: np.ndarray, inbox: Sequence[np.ndarray],
-             loads: Sequence[np.ndarray], spend: Sequence[np.ndarray],
+    def step(self, tick: int, route: np.ndarray, got: Received,
              defer_record: bool = False, draw_next: bool = False) -> list[np.ndarray]:
         """Draw the tick's arrivals, step the agents, then route the arrivals of the
         departments `route` (the group per department, or CLAIMED) gives this host, both on
@@ -174,22 +127,22 @@ class GroupHost:
         (with `defer_record`, at `record`). With `draw_next`, the next tick's arrivals are
         drawn too (`drawn_ahead` has them), before routing: with claims, the other hosts
         then route more while this one draws. Returns [messages for group 0, ..., for group
-        G-1, own loads, own spend]."""
+        G-1, own loads, own spend] (sim/channels.py: `flatten`)."""
         began = time.perf_counter()
         ahead, self._ahead = self._ahead, None
         arrivals = (ahead[1] if ahead is not None and ahead[0] == tick
                     else self._draw(tick))
         self.next_task += len(arrivals)
-        for s in spend:
+        for s in got["spend"]:
             self.dept_spent += s
-        all_loads = np.concatenate(loads)
+        all_loads = np.concatenate(got["loads"])
         changes = self.timeline.advance(tick)
         org = None
         if changes is not None:  # a new org version from this tick on
             org = (self.timeline.directory, changes)
             self.secops = RuleEngine(self.timeline.directory, self.config.policies.security)
         landed = self.actions.due(tick)  # waits for the outcomes due now
-        out = self.group.step(tick, merge_inbox(inbox), all_loads, self.dept_spent, self.secops,
+        out = self.group.step(tick, merge_inbox(got["messages"]), all_loads, self.dept_spent, self.secops,
                               landed, self.timeline.tools_down(tick), org)
         self.actions.issue(out.issued)
         if draw_next:
@@ -217,7 +170,8 @@ class GroupHost:
         routed = np.zeros_like(counts)
         routed[mine] = counts[mine]
         self.timing = StepTiming(time.perf_counter() - began, routing, routed)
-        return [*parts, out.loads, out.spend]
+        return flatten({"messages": parts, "loads": out.loads, "spend": out.spend},
+                       len(self._starts) + 1)
 
     def record(self) -> None:
         """Append the last step's rows to the ledger shard. A group on the shm pipeline does

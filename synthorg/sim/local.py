@@ -7,7 +7,8 @@ import numpy as np
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.secops.office import SecOpsOffice
 from synthorg.sim.backend import RunPlan
-from synthorg.sim.hosts import Exchange, GroupHost, gather
+from synthorg.sim.channels import Exchange
+from synthorg.sim.hosts import GroupHost
 from synthorg.sim.placement import HomePlacement
 
 
@@ -23,9 +24,8 @@ class LocalBackend:
 
     def tick(self, tick: int) -> None:
         x, route = self.exchange, self.placement.assign()
-        stepped = [g.step(tick, route, x.inbox[i], x.loads, x.spend)
-                   for i, g in enumerate(self.groups)]
-        self.exchange = Exchange(*gather(stepped))
+        stepped = [g.step(tick, route, x.inputs[i]) for i, g in enumerate(self.groups)]
+        self.exchange = Exchange.gather(stepped)
 
     def settle(self) -> Exchange:
         return self.exchange

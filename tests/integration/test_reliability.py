@@ -147,7 +147,7 @@ def test_a_group_failing_in_its_run_of_ticks_is_reported_not_waited_for(ray_sess
     from actors.doorbell import Doorbell
     from actors.pipelines import ShmPipeline
     from actors.shm import ShmLinks
-    from synthorg.sim.hosts import Exchange
+    from synthorg.sim.channels import Exchange
 
     @ray.remote(num_cpus=0)
     class Failing:

@@ -164,14 +164,14 @@ def _host(tmp_path, name: str):
 def _step(host, ticks: range, x=None):
     """Step a one-group host through `ticks`, each output fed back as the next input;
     returns the last output and the exchange after it."""
-    from synthorg.sim.hosts import Exchange
+    from synthorg.sim.channels import Exchange
 
     x = x or Exchange.initial(((0, host.group.hi),), len(host.group.routers))
     route = np.zeros(len(host.group.routers), dtype=np.int64)
     out = []
     for tick in ticks:
-        out = host.step(tick, route, x.inbox[0], x.loads, x.spend)
-        x = Exchange([[out[0]]], [out[1]], [out[2]])
+        out = host.step(tick, route, x.inputs[0])
+        x = Exchange.gather([out])
     return out, x
 
 
@@ -197,7 +197,7 @@ def test_a_step_that_draws_the_next_arrivals_steps_as_before(tmp_path):
     drawing, plain = (_host(tmp_path, n) for n in ("d", "p"))
     x = {h: _step(h, range(2))[1] for h in (drawing, plain)}
     route = np.zeros(len(plain.group.routers), dtype=np.int64)
-    out = {h: h.step(2, route, x[h].inbox[0], x[h].loads, x[h].spend, draw_next=h is drawing)
+    out = {h: h.step(2, route, x[h].inputs[0], draw_next=h is drawing)
            for h in (drawing, plain)}
     assert all(np.array_equal(a, b) for a, b in zip(out[drawing], out[plain], strict=True))
     arrivals = drawing.drawn_ahead(3)

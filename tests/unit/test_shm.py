@@ -16,7 +16,8 @@ GROUPS = 3
 
 
 def _output(group: int, tick: int) -> list[np.ndarray]:
-    """A recognisable output: group g's part for group d has d + tick + 1 messages from g."""
+    """A recognisable output (the flat channels, then the arrivals drawn ahead): group g's part
+    for group d has d + tick + 1 messages from g."""
     parts = []
     for dest in range(GROUPS):
         part = np.zeros(dest + tick + 1, dtype=MESSAGE_DTYPE)
@@ -35,15 +36,17 @@ def _group(prefix: str, me: int, result: mp.Queue) -> None:
     board = OutputBoard(Path(prefix), GROUPS, me)
     tick, seen = 0, []
     while box.wait_release(tick):
-        board.publish(tick, _output(me, tick))
+        *flat, ahead = _output(me, tick)
+        board.publish(tick, flat, ahead)
         box.wait_published(tick)
         for g in range(GROUPS):
             if g != me:
                 share = board.read(g, tick)
                 want = _output(g, tick)
-                ok = (np.array_equal(share.part, want[me]) and np.array_equal(share.loads, want[-3])
-                      and np.array_equal(share.spend, want[-2])
-                      and np.array_equal(share.ahead, want[-1]))
+                ok = (np.array_equal(share["messages"], want[me])
+                      and np.array_equal(share["loads"], want[-3])
+                      and np.array_equal(share["spend"], want[-2])
+                      and np.array_equal(board.read_ahead(g, tick), want[-1]))
                 seen.append((g, tick, ok))
         tick += 1
     result.put((me, tick, seen))
@@ -79,10 +82,12 @@ def test_groups_exchange_every_released_tick_then_stop(links):
 def test_a_slot_of_another_tick_is_refused(links):
     board = OutputBoard(links.prefix, GROUPS, 0)
     reader = OutputBoard(links.prefix, GROUPS, 1)
-    board.publish(2, _output(0, 2))
-    part, loads, spend, ahead = reader.read(0, 2)
-    assert len(part) == 1 + 2 + 1 and loads.tolist() == [20, 20] and spend.tolist() == [2, 0, 7]
-    assert len(ahead) == 0
+    *flat, ahead = _output(0, 2)
+    board.publish(2, flat, ahead)
+    share = reader.read(0, 2)
+    assert len(share["messages"]) == 1 + 2 + 1 and share["loads"].tolist() == [20, 20]
+    assert share["spend"].tolist() == [2, 0, 7]
+    assert len(reader.read_ahead(0, 2)) == 0
     with pytest.raises(RuntimeError, match="holds tick 2, not 4"):
         reader.read(0, 4)  # same slot (tick parity), older content
 
@@ -100,7 +105,8 @@ def test_stop_ends_waiting_for_a_tick_never_released(links):
 
 
 def test_the_links_go_with_the_run(scratch, links):
-    OutputBoard(links.prefix, GROUPS, 0).publish(0, _output(0, 0))
+    *flat, ahead = _output(0, 0)
+    OutputBoard(links.prefix, GROUPS, 0).publish(0, flat, ahead)
     made = list(links.prefix.parent.glob(f"{links.prefix.name}.*"))
     assert len(made) == GROUPS + 2 * GROUPS  # a mailbox per group, two slots per group
     scratch.remove()
