@@ -88,7 +88,7 @@ class ShmPipeline:
                  links: ShmLinks, bell: Doorbell) -> None:
         self._groups = groups
         self._route = placement.assign()  # fixed: groups on one machine claim routing
-        self._bell = bell  # rung by one group (RINGER in actors/hosts.py)
+        self._bell = bell  # rung by one group (RINGER in actors/group_actor.py)
         self._boxes = [open_mailbox(links.prefix, g) for g in range(len(groups))]
         self._running: list[ray.ObjectRef] = []  # every group's `run`, while one goes on
         self._first = 0  # the first tick of the run of ticks going on

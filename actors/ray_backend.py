@@ -15,8 +15,10 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.doorbell import Doorbell
-from actors.hosts import AgentGroupActor, LedgerWriter, SecOpsActor
+from actors.group_actor import AgentGroupActor
+from actors.ledger_writer import LedgerWriter
 from actors.pipelines import GraphPipeline, ShmPipeline, TaskPipeline, wait
+from actors.secops_actor import SecOpsActor
 from actors.shm import ShmLinks
 from synthorg.errors import MisuseError, RunFailure
 from synthorg.ledger.ledger import ShardTotals
@@ -117,7 +119,7 @@ class RayBackend:
         # wakes the driver on the ringing group's core (a "sync" wake-up) even when another
         # core is idle; the shm pipeline has no other way to hear of a finished tick
         ring = kind == "shm" or (alone and kind == "graph" and len(bounds) >= cpus)
-        # on the shm pipeline one group rings for all (actors/hosts.py: RINGER)
+        # on the shm pipeline one group rings for all (actors/group_actor.py: RINGER)
         ringers = 1 if kind == "shm" else len(bounds)
         self.bell = Doorbell(self.scratch.path("bell"), ringers) if ring else None
         self.shm = ShmLinks(self.scratch.path("shm"), len(bounds)) if kind == "shm" else None

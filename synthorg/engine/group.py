@@ -26,11 +26,11 @@ from synthorg.domain.records import (
     ACTION_DTYPE,
     MESSAGE_DTYPE,
     RESULT_DTYPE,
-    TASK_DTYPE,
     TIMESERIES_DTYPE,
     call_ids,
     carries_task,
     join,
+    messages_carrying,
     take,
     task_fields_of,
 )
@@ -42,7 +42,7 @@ from synthorg.loop.deterministic import task_quality
 from synthorg.loop.phases import LoopCycle, LoopPhase, check_work_transition
 from synthorg.loop.protocols import BATCH_STREAMS, Evaluation, Plan, WorkBatch
 from synthorg.loop.registry import strategies_for
-from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
+from synthorg.org.directory import OrgDirectory, strength
 from synthorg.org.routing import Department
 from synthorg.org.timeline import OrgChange
 from synthorg.secops.office import GRANTED
@@ -207,11 +207,10 @@ class AgentGroup:
         match = ((a.state[local] == WorkState.waiting_help.value)
                  & (a.cur["task"][local] == reply["t_task"]))
         got, value = local[match], reply["value"][match]
-        strength = (a.skills[got, a.cur["skill"][got]]
-                    + SENIORITY_BONUS[self.seniority[got]])
+        own = strength(a.skills[got, a.cur["skill"][got]], self.seniority[got])
         check_work_transition(a.state[got], WorkState.working)
         a.state[got] = WorkState.working
-        bonus = self.cfg.policies.collaboration.help_bonus + 0.5 * np.maximum(0.0, value - strength)
+        bonus = self.cfg.policies.collaboration.help_bonus + 0.5 * np.maximum(0.0, value - own)
         bounced = reply["kind"][match] == MessageKind.bounce.value
         np.maximum.at(a.help_bonus, got, np.where(bounced, 0.0, bonus))
 
@@ -275,8 +274,7 @@ class AgentGroup:
         """The agents `local` send their current task to `to` (a report or a hand-off)."""
         if not len(local):
             return
-        msgs = np.zeros(len(local), dtype=MESSAGE_DTYPE)
-        fill_task(msgs, take(self.a.cur, local))
+        msgs = messages_carrying(take(self.a.cur, local))
         msgs["src"] = self.global_ids[local]
         msgs["dst"] = to
         msgs["kind"] = kind
@@ -314,7 +312,7 @@ class AgentGroup:
         msgs = np.zeros(len(asks), dtype=MESSAGE_DTYPE)
         msgs["src"], msgs["dst"], msgs["t_task"] = asks["dst"], asks["src"], asks["t_task"]
         msgs["t_skill"] = skill
-        msgs["value"] = self.a.skills[local, skill] + SENIORITY_BONUS[self.seniority[local]]
+        msgs["value"] = strength(self.a.skills[local, skill], self.seniority[local])
         msgs["kind"] = MessageKind.reply
         out.add(msgs)
         ev.add(EventKind.help_given, msgs["src"], msgs["t_task"], target=msgs["dst"],
@@ -372,8 +370,7 @@ class AgentGroup:
             skill = self.dir.skills[cands, int(top["skill"])]
             target = int(cands[np.argmin(loads[cands] - skill * 1e-3)])
             task = queues.pop(local)
-            msg = np.zeros(1, dtype=MESSAGE_DTYPE)
-            fill_task(msg, task)
+            msg = messages_carrying(task)
             msg["src"], msg["dst"], msg["kind"] = head, target, MessageKind.delegate
             out.add(msg)
             self.a.stats["delegated"][local] += 1
@@ -455,8 +452,7 @@ class AgentGroup:
         ask = action == ActionKind.send_message.value
         q = rows[ask]
         if len(q):
-            msgs = np.zeros(len(q), dtype=MESSAGE_DTYPE)
-            fill_task(msgs, take(batch.tasks, ask))
+            msgs = messages_carrying(take(batch.tasks, ask))
             msgs["src"], msgs["dst"], msgs["kind"] = ids[ask], batch.helper[ask], MessageKind.ask
             out.add(msgs)
             check_work_transition(a.state[q], WorkState.waiting_help)
@@ -594,8 +590,3 @@ class AgentGroup:
             **{k: v.copy() for k, v in a.stats.items()},
         }
 
-
-def fill_task(msgs: np.ndarray, tasks: np.ndarray) -> None:
-    """Copy TASK_DTYPE rows into the task fields of messages."""
-    for name in TASK_DTYPE.names or ():
-        msgs[f"t_{name}"] = tasks[name]

@@ -13,7 +13,7 @@ from synthorg.domain.decision import decide_many
 from synthorg.domain.enums import ActionKind, DecisionType, Priority
 from synthorg.domain.rng import Stream
 from synthorg.loop.protocols import Evaluation, Plan, WorkBatch
-from synthorg.org.directory import SENIORITY_BONUS
+from synthorg.org.directory import strength
 
 RUSH_SPEEDUP = 1.3
 RUSH_QUALITY_COST = 0.1
@@ -26,7 +26,7 @@ class SeededEvaluator:
 
     def evaluate(self, batch: WorkBatch) -> Evaluation:
         competence = (
-            batch.skill + SENIORITY_BONUS[batch.seniority] + batch.help_bonus + batch.guidance
+            strength(batch.skill, batch.seniority) + batch.help_bonus + batch.guidance
         )
         noise = batch.draw(Stream.confidence) - 0.5
         load = np.minimum(batch.queue_len, 10) * self.policies.work.load_penalty

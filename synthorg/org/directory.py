@@ -26,6 +26,11 @@ HELPER_CANDIDATES = 3
 NEVER = -1  # in `joined` / `left`: not (yet)
 
 
+def strength(skill: np.ndarray, seniority: np.ndarray) -> np.ndarray:
+    """How strong an agent is at a skill: its level plus what its seniority adds."""
+    return skill + SENIORITY_BONUS[seniority]
+
+
 def to_micro(usd: float) -> int:
     return round(usd * MICRO)
 
@@ -205,13 +210,13 @@ def _derived(d: OrgDirectory) -> dict[str, object]:
         k = int(d.type_dept[t])
         m = members[k]
         handlers[(k, t)] = m[d.role_types[d.agent_role[m], t]]
-    strength = d.skills + SENIORITY_BONUS[d.seniority][:, None]
+    strong = strength(d.skills, d.seniority[:, None])
     helpers = np.full((n_depts, len(d.skill_ids), HELPER_CANDIDATES), -1, dtype=np.int32)
     for k in range(n_depts):
         m = members[k]
         for s in range(len(d.skill_ids)):
             # strongest first; ties to the lower slot (stable sort)
-            order = m[np.argsort(-strength[m, s], kind="stable")][:HELPER_CANDIDATES]
+            order = m[np.argsort(-strong[m, s], kind="stable")][:HELPER_CANDIDATES]
             helpers[k, s, : len(order)] = order
     return {"salary_micro": d.level_salary_micro[d.seniority],
             "dept_head": np.array(heads, dtype=np.int32), "dept_members": members,

@@ -17,7 +17,7 @@ import numpy as np
 from synthorg.domain.enums import EventKind, FailReason, MessageKind, TaskStatus
 from synthorg.domain.records import RESULT_DTYPE, dept_actor, messages_carrying, take
 from synthorg.engine.events import EventBuffer
-from synthorg.org.directory import SENIORITY_BONUS, OrgDirectory
+from synthorg.org.directory import OrgDirectory, strength
 
 Pool = tuple[np.ndarray, np.ndarray]  # candidate agents of a task type, their strength
 
@@ -196,8 +196,8 @@ class Department:
             if cands is None or d.type_dept[t] != dept:
                 self._pools.append(None)
                 continue
-            strength = d.skills[cands, d.type_skill[t]] + SENIORITY_BONUS[d.seniority[cands]]
-            self._pools.append((cands, strength))
+            self._pools.append((cands, strength(d.skills[cands, d.type_skill[t]],
+                                                d.seniority[cands])))
 
     def choose(self, tasks: np.ndarray, loads: np.ndarray) -> np.ndarray:
         """An agent per task of this department (-1: nobody can take it)."""

@@ -11,7 +11,8 @@ class Driver:
         self.backend = backend
         self.tick = 0
 
-    def step(self) -> None:
+    def next_tick(self) -> None:
+        """Release the next tick to the backend (it may still run when this returns)."""
         self.backend.tick(self.tick)
         self.tick += 1
 

@@ -8,7 +8,7 @@ from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.secops.office import SecOpsOffice
 from synthorg.sim.backend import RunPlan
 from synthorg.sim.channels import Exchange
-from synthorg.sim.hosts import GroupHost
+from synthorg.sim.group_host import GroupHost
 from synthorg.sim.placement import HomePlacement
 
 

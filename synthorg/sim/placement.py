@@ -24,7 +24,7 @@ import numpy as np
 
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.claims import CLAIMED
-from synthorg.sim.hosts import StepTiming, group_starts
+from synthorg.sim.group_host import StepTiming, group_starts
 
 
 def home_groups(directory: OrgDirectory, bounds: Sequence[tuple[int, int]]) -> np.ndarray:

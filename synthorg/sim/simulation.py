@@ -133,7 +133,7 @@ class Simulation:
                     try:
                         while driver.tick < ticks:
                             t0 = time.perf_counter()
-                            driver.step()
+                            driver.next_tick()
                             tick_seconds += time.perf_counter() - t0
                             if every and driver.tick % every == 0 and driver.tick < ticks:
                                 state = self._capture(driver, backend, digest, bounds)

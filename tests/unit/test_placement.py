@@ -7,7 +7,7 @@ import numpy as np
 import synthorg
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.backend import group_bounds
-from synthorg.sim.hosts import StepTiming
+from synthorg.sim.group_host import StepTiming
 from synthorg.sim.placement import BalancedPlacement, HomePlacement, home_groups
 from tests.conftest import ENTERPRISE
 

@@ -13,7 +13,7 @@ from synthorg.ledger.fingerprint import Fingerprinter
 from synthorg.org.directory import OrgDirectory
 from synthorg.secops.office import SecOpsOffice
 from synthorg.sim.backend import expected_work, group_bounds
-from synthorg.sim.hosts import merge_inbox, split_by_group
+from synthorg.sim.group_host import merge_inbox, split_by_group
 from synthorg.sim.placement import home_groups
 from tests.conftest import ENTERPRISE, STARTUP
 
@@ -152,7 +152,7 @@ def _host(tmp_path, name: str):
     from synthorg.config.loader import load_config
     from synthorg.domain.rng import root_key
     from synthorg.ledger.ledger import DirectorySink
-    from synthorg.sim.hosts import GroupHost
+    from synthorg.sim.group_host import GroupHost
 
     cfg = load_config(ENTERPRISE)
     d = OrgDirectory.from_config(cfg)

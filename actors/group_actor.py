@@ -1,27 +1,28 @@
-"""Ray actor classes. Each hosts one object from synthorg/ and passes arrays."""
+"""The `agent-group:N` actors: each hosts a group host (synthorg/sim/group_host.py) and moves
+its tick exchange through the run's pipeline (actors/pipelines.py)."""
 
 from __future__ import annotations
 
 import gc
 import os
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import ray
 
 from actors.doorbell import Ringer
+from actors.ledger_writer import DirectSink, RemoteSink
+from actors.secops_actor import approvals_of
 from actors.shm import Mailbox, OutputBoard
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.records import TASK_DTYPE
-from synthorg.errors import ActorCrashed
-from synthorg.ledger.ledger import DirectorySink, ShardTotals
+from synthorg.ledger.ledger import ShardTotals
 from synthorg.org.directory import OrgDirectory
-from synthorg.secops.office import SecOpsOffice
 from synthorg.sim.channels import Exchange, flat_inputs, from_flat, received, share
 from synthorg.sim.claims import RoutingClaims
-from synthorg.sim.hosts import GroupHost, StepTiming
+from synthorg.sim.group_host import GroupHost, StepTiming
 
 # On the shm pipeline one group draws each tick's arrivals (about 0.5 ms at 10,000
 # agents, the same in every host) and hands them over with its output of the tick before,
@@ -29,91 +30,6 @@ from synthorg.sim.hosts import GroupHost, StepTiming
 DRAWER = 0
 RINGER = 0
 NO_ARRIVALS = np.zeros(0, dtype=TASK_DTYPE)
-
-
-@ray.remote(num_cpus=0)
-class SecOpsActor:
-    """Hosts the SecOps office (synthorg/secops/office.py), the owner of the run's security
-    state: the policy of the org version in force, the approvals agents ask for (each group
-    sends a tick's requests in one call; the decisions are delivered at the tick the approval
-    delay fixes) and one-off checks. Groups run a copy of the fast rules as their interceptor
-    (a round trip mid-step would stall every agent of the group)."""
-
-    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int) -> None:
-        self._office = SecOpsOffice(config, directory, np.uint64(key))
-
-    def decide(self, requests: np.ndarray) -> list[tuple[int, float]]:
-        return self._office.decide(requests)
-
-    def check(self, calls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self._office.check(calls)
-
-    def state(self) -> dict[str, int]:
-        return self._office.state()
-
-    def restore(self, state: dict[str, int]) -> None:
-        self._office.restore(state)
-
-    def pid(self) -> int:
-        return os.getpid()
-
-
-def approvals_of(secops: ray.actor.ActorHandle) -> Callable[[np.ndarray], Awaitable[list]]:
-    """A group's way to the SecOps office: one call per tick's requests. The office's process
-    dying is an ActorCrashed (the run rolls back), never a rejection."""
-
-    async def decide(requests: np.ndarray) -> list:
-        try:
-            return await secops.decide.remote(requests)
-        except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
-            raise ActorCrashed(f"the secops actor is gone: {type(exc).__name__}") from exc
-
-    return decide
-
-
-@ray.remote(num_cpus=0)
-class LedgerWriter:
-    """Writes the part files of groups on other nodes on the driver's node, so a run's
-    outputs are in one place however the groups are spread over the cluster."""
-
-    def __init__(self, run_dir: str) -> None:
-        self._sink = DirectorySink(Path(run_dir))
-
-    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
-        self._sink.write(name, chunks)
-
-    def discard(self, shard: str, from_part: int) -> None:
-        self._sink.discard(shard, from_part)
-
-
-class RemoteSink:
-    """PartSink over the ledger writer: writes are fire-and-forget until `drain`."""
-
-    def __init__(self, writer: ray.actor.ActorHandle) -> None:
-        self._writer = writer
-        self._pending: list[ray.ObjectRef] = []
-
-    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
-        self._pending.append(self._writer.write.remote(name, list(chunks)))
-        if len(self._pending) > 8:  # back-pressure on a slow disk
-            self.drain()
-
-    def discard(self, shard: str, from_part: int) -> None:
-        self.drain()
-        ray.get(self._writer.discard.remote(shard, from_part))
-
-    def drain(self) -> None:
-        ray.get(self._pending)
-        self._pending = []
-
-
-class DirectSink(DirectorySink):
-    """PartSink straight into the run directory, for a group on the driver's node: its parts
-    need not travel through the ledger writer (about 0.7 ms of CPU a tick at 10,000 agents,
-    on the cores the groups step on)."""
-
-    def drain(self) -> None:
-        """Writes are done when `write` returns."""
 
 
 @ray.remote(num_cpus=0)

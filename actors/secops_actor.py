@@ -1,0 +1,54 @@
+"""The `secops` actor: hosts the SecOps office, the owner of a run's security state."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+
+import numpy as np
+import ray
+
+from synthorg.config.models import CompanyConfig
+from synthorg.errors import ActorCrashed
+from synthorg.org.directory import OrgDirectory
+from synthorg.secops.office import SecOpsOffice
+
+
+@ray.remote(num_cpus=0)
+class SecOpsActor:
+    """Hosts the SecOps office (synthorg/secops/office.py), the owner of the run's security
+    state: the policy of the org version in force, the approvals agents ask for (each group
+    sends a tick's requests in one call; the decisions are delivered at the tick the approval
+    delay fixes) and one-off checks. Groups run a copy of the fast rules as their interceptor
+    (a round trip mid-step would stall every agent of the group)."""
+
+    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int) -> None:
+        self._office = SecOpsOffice(config, directory, np.uint64(key))
+
+    def decide(self, requests: np.ndarray) -> list[tuple[int, float]]:
+        return self._office.decide(requests)
+
+    def check(self, calls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._office.check(calls)
+
+    def state(self) -> dict[str, int]:
+        return self._office.state()
+
+    def restore(self, state: dict[str, int]) -> None:
+        self._office.restore(state)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def approvals_of(secops: ray.actor.ActorHandle) -> Callable[[np.ndarray], Awaitable[list]]:
+    """A group's way to the SecOps office: one call per tick's requests. The office's process
+    dying is an ActorCrashed (the run rolls back), never a rejection."""
+
+    async def decide(requests: np.ndarray) -> list:
+        try:
+            return await secops.decide.remote(requests)
+        except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
+            raise ActorCrashed(f"the secops actor is gone: {type(exc).__name__}") from exc
+
+    return decide
