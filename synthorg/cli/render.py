@@ -39,7 +39,7 @@ def dashboard_hint(url: str | None) -> str:
         return "Ray dashboard: not started here (connected to an existing cluster?)"
     return (
         f"Ray dashboard: [link]http://{url}[/link] (actors are named agent-group:N, "
-        f"which also route departments' tasks, and secops).\n"
+        f"which also route departments' tasks, and secops, which decides approvals).\n"
         f"  Token auth is on by default in Ray 2.60: paste the token from "
         f"{TOKEN_FILE} when the page asks, or start with RAY_AUTH_MODE=disabled.\n"
         "  The dashboard lives only as long as this run unless you use a cluster "
@@ -62,6 +62,10 @@ def summary_table(s: Summary, out: Path) -> Table:
         ("messages (help requests / delegations)",
          f"{s.messages} ({s.help_requests} / {s.delegations})"),
         ("escalations / approvals", f"{s.escalations} / {s.approvals}"),
+        ("actions run by executors (failed) / outages hit",
+         f"{s.actions} ({s.actions_failed}) / {s.tool_outages}"),
+        ("hires / fires / moves / promotions; headcount at end",
+         f"{s.hires} / {s.fires} / {s.reassignments} / {s.promotions}; {s.headcount_end}"),
         ("cost", f"${s.cost_usd:,.2f}"),
         ("agent-steps per second", f"{s.agent_steps_per_second:,.0f}"),
         ("wall seconds (ticks only)", f"{s.wall_seconds:.2f} ({s.tick_seconds:.2f})"),

@@ -107,7 +107,7 @@ EVENT_KINDS: dict[str, type[_Event]] = {
 
 def _kind_of(value: object) -> str | None:
     kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-    return kind if kind in EVENT_KINDS else None
+    return kind if isinstance(kind, str) and kind in EVENT_KINDS else None
 
 
 # tagged by `kind` (a callable discriminator: Frozen's number check runs before validation)

@@ -167,7 +167,7 @@ def test_a_run_that_starts_ray_leaves_no_semaphores_behind(tmp_path):
     exe = Path(sys.executable).with_name("synthorg")
     # two groups on the compiled graph (on one machine `auto` takes shm, which makes none)
     proc = subprocess.run([str(exe), "run", str(STARTUP), "--ticks", "5", "--out", str(tmp_path / "r"),
-                           "--set", "runtime.agents_per_actor=6", "--set", "runtime.pipeline=graph"],
+                           "--set", "runtime.agents_per_actor=7", "--set", "runtime.pipeline=graph"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())

@@ -130,7 +130,7 @@ def test_random_wall_clock_delays_do_not_change_the_ledger(slow_run, tmp_path, l
 
 def test_slow_actions_change_what_happens(slow_run, tmp_path):
     """The same company with instant tools is another organisation: the waiting shows."""
-    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local"])
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", "tools.deploy.executor=null"])
     instant = synthorg.Simulation(cfg, seed=4, out=tmp_path / "instant").run(ticks=80)
     assert instant.summary.ledger_sha256 != slow_run.summary.ledger_sha256
     executors = pl.read_parquet(instant.run_dir / "actions.parquet")["executor"]

@@ -36,7 +36,8 @@ def _zero_loads() -> np.ndarray:
 
 
 def test_directory_matches_the_template():
-    assert DIR.size == 12
+    assert DIR.size == 12 + 2  # the company's agents, then the slots of the scenario's hires
+    assert DIR.active.sum() == 12
     assert DIR.dept_ids == ("engineering", "product", "operations")
     assert DIR.dept_routing == ("load_balanced", "role_based", "load_balanced")
     eng_types = [DIR.type_ids.index("feature"), DIR.type_ids.index("bugfix")]

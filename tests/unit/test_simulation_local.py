@@ -90,10 +90,12 @@ def test_tasks_values_are_consistent(seed7):
 
 def test_agents_table(seed7):
     agents, s = seed7.agents, seed7.summary
-    assert agents.height == 12
-    assert agents["agent"].n_unique() == 12
+    assert s.hires == 2 and s.fires == 1  # the template's scenario
+    assert agents.height == 12 + 2  # everyone who was in the org: hires too
+    assert agents["agent"].n_unique() == 14
     assert agents["completed"].sum() == s.tasks_completed
-    assert agents["agent_index"].to_list() == list(range(12))
+    assert agents["agent_index"].to_list() == list(range(14))
+    assert agents.filter(pl.col("exit_tick").is_not_null())["agent"].to_list() == ["pm-0002"]
 
 
 def test_event_counts_match_summary(seed7):
@@ -128,7 +130,7 @@ def test_same_seed_same_hash(tmp_path, seed7):
 @pytest.mark.parametrize("per_actor", ["1", "auto", "5"])
 def test_grouping_does_not_change_the_ledger(tmp_path, seed7, per_actor):
     res = _run(tmp_path / per_actor, [f"runtime.agents_per_actor={per_actor}"])
-    expected_groups = {"1": 12, "5": 3, "auto": 1}[per_actor]
+    expected_groups = {"1": 14, "5": 3, "auto": 1}[per_actor]  # slots: 12 agents, 2 hires
     assert res.summary.groups == expected_groups
     assert res.summary.ledger_sha256 == seed7.summary.ledger_sha256
     assert res.agents.drop("cost_usd").equals(seed7.agents.drop("cost_usd"))
