@@ -94,6 +94,11 @@ class OrgDirectory:
             h.update(np.ascontiguousarray(getattr(self, name)).tobytes())
         return h.hexdigest()[:16]
 
+    def with_skills(self, skills: np.ndarray) -> OrgDirectory:
+        """This version with other skill levels (a restore: those of the checkpoint)."""
+        skills = np.asarray(skills, dtype=np.float64).reshape(self.skills.shape)
+        return dataclasses.replace(self, skills=skills.copy())
+
     def revised(self, **slots: np.ndarray) -> OrgDirectory:
         """The next version, with the given per-slot arrays replaced; tables rebuilt."""
         return dataclasses.replace(self, version=self.version + 1, **slots)  # type: ignore[arg-type]

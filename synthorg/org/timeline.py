@@ -53,20 +53,22 @@ class OrgTimeline:
         self._role_ids = {r: i for i, r in enumerate(self.directory.role_ids)}
 
     # ---- org versions ---------------------------------------------------------------------
-    def advance(self, tick: int) -> list[OrgChange] | None:
+    def advance(self, tick: int, skills: np.ndarray | None = None) -> list[OrgChange] | None:
         """Move to `tick` (ticks in between included); the changes applied at `tick` itself,
-        or None when the org did not change at it."""
+        or None when the org did not change at it. `skills`: every slot's current skill
+        levels, which the new version's tables (routing, helpers) are built on."""
         changes: list[OrgChange] | None = None
         while self.tick < tick:
             self.tick += 1
-            changes = self._apply(self.tick)
+            changes = self._apply(self.tick, skills if self.tick == tick else None)
         return changes
 
-    def _changes_due(self, tick: int) -> bool:
+    def changes_due(self, tick: int) -> bool:
+        """Whether the org changes at `tick` (ask once the tick before has been applied)."""
         return tick in self._org_ticks or bool(np.any(self._away_until == tick))
 
-    def _apply(self, tick: int) -> list[OrgChange] | None:
-        if not self._changes_due(tick):
+    def _apply(self, tick: int, skills: np.ndarray | None) -> list[OrgChange] | None:
+        if not self.changes_due(tick):
             return None
         d = self.directory
         slots = {name: getattr(d, name).copy() for name in (
@@ -113,6 +115,8 @@ class OrgTimeline:
                     slots["autonomy"][a] = int(Autonomy[event.to])
                     changes.append(OrgChange(EventKind.autonomy_changed, a,
                                              int(Autonomy[event.to])))
+        if skills is not None:
+            slots["skills"] = skills
         self.directory = d.revised(**slots)
         return changes
 

@@ -40,8 +40,12 @@ CHANNELS = (
             np.dtype(np.int32)),
     Channel("spend", "agent groups (micro-USD spent per department in the tick)", False,
             np.dtype(np.int64)),
+    Channel("skills", "agent groups (their agents' current skill levels, flat; only on the "
+            "tick before the org changes, empty otherwise)", False, np.dtype(np.float64)),
 )
 BY_NAME = {c.name: c for c in CHANNELS}
+
+NO_SKILLS = np.zeros(0, dtype=np.float64)
 
 Received = dict[str, list[Any]]  # channel -> one array (or Ray object ref) per writer group
 
@@ -108,7 +112,8 @@ class Exchange:
         """Before the first tick: no messages, no load, nothing spent."""
         empty = {"messages": lambda lo, hi: np.zeros(0, MESSAGE_DTYPE),
                  "loads": lambda lo, hi: np.zeros(hi - lo, dtype=np.int32),
-                 "spend": lambda lo, hi: np.zeros(departments, dtype=np.int64)}
+                 "spend": lambda lo, hi: np.zeros(departments, dtype=np.int64),
+                 "skills": lambda lo, hi: NO_SKILLS}
         return cls([received([{c.name: empty[c.name](lo, hi) for c in CHANNELS}
                               for lo, hi in bounds]) for _ in bounds])
 

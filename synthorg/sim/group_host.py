@@ -41,7 +41,7 @@ from synthorg.org.directory import OrgDirectory
 from synthorg.org.timeline import OrgTimeline
 from synthorg.org.workload import WorkloadGenerator, creation_events, shock_events
 from synthorg.secops.rules import RuleEngine
-from synthorg.sim.channels import Received, flatten
+from synthorg.sim.channels import NO_SKILLS, Received, flatten
 from synthorg.sim.claims import CLAIMED, RoutingClaims, claim_order
 
 MASKED_SPLIT_MAX_GROUPS = 3  # up to this many groups, a pass per group beats a sort
@@ -136,7 +136,7 @@ class GroupHost:
         for s in got["spend"]:
             self.dept_spent += s
         all_loads = np.concatenate(got["loads"])
-        changes = self.timeline.advance(tick)
+        changes = self.timeline.advance(tick, self._current_skills(got["skills"]))
         org = None
         if changes is not None:  # a new org version from this tick on
             org = (self.timeline.directory, changes)
@@ -170,8 +170,17 @@ class GroupHost:
         routed = np.zeros_like(counts)
         routed[mine] = counts[mine]
         self.timing = StepTiming(time.perf_counter() - began, routing, routed)
-        return flatten({"messages": parts, "loads": out.loads, "spend": out.spend},
-                       len(self._starts) + 1)
+        # before the org changes, every group hands on its agents' current skill levels
+        skills = (self.group.a.skills.ravel().copy() if self.timeline.changes_due(tick + 1)
+                  else NO_SKILLS)
+        return flatten({"messages": parts, "loads": out.loads, "spend": out.spend,
+                        "skills": skills}, len(self._starts) + 1)
+
+    def _current_skills(self, parts: Sequence[np.ndarray]) -> np.ndarray | None:
+        """Every slot's skill levels as the groups handed them on (None if they did not)."""
+        if not any(len(p) for p in parts):
+            return None
+        return np.concatenate(parts).reshape(self.timeline.directory.skills.shape)
 
     def record(self) -> None:
         """Append the last step's rows to the ledger shard. A group on the shm pipeline does
@@ -230,6 +239,7 @@ class GroupHost:
         return {"group": self.group.state_dict(), "ledger": self.ledger.state(),
                 "dept_spent": self.dept_spent.copy(), "next_task": self.next_task,
                 "tick": self.tick, "org": self.timeline.directory.digest(),
+                "org_skills": self.timeline.directory.skills,
                 "actions": self.actions.state()}
 
     def load_state(self, state: dict[str, object]) -> None:
@@ -241,6 +251,8 @@ class GroupHost:
         # the org as of that tick, from the config's scenario
         self.timeline = OrgTimeline(self.config, OrgDirectory.from_config(self.config))
         self.timeline.advance(self.tick)
+        self.timeline.directory = self.timeline.directory.with_skills(
+            np.asarray(state["org_skills"]))
         if self.timeline.directory.digest() != state["org"]:
             raise MisuseError(f"the checkpoint's org chart at tick {self.tick} is not the one "
                               "this config's scenario gives (a fork may change the scenario "

@@ -120,3 +120,11 @@ def test_kill_9_with_actions_pending_then_resume(tmp_path):
     summary = synthorg.Summary.model_validate_json((out / "summary.json").read_text())
     assert summary.ledger_sha256 == reference
     assert summary.actions > 0 and summary.conservation_ok
+
+
+@pytest.mark.ray
+def test_enterprise_with_a_scenario_gives_the_same_ledger_on_both_backends(ray_session,
+                                                                           tmp_path):
+    local = _hash(tmp_path, "local", ["runtime.backend=local", *SHOCKS], config=ENTERPRISE,
+                  ticks=70)
+    assert _hash(tmp_path, "ray", [*SHOCKS], config=ENTERPRISE, ticks=70) == local

@@ -17,7 +17,8 @@ def _output(writer: int, groups: int) -> dict[str, object]:
         part["src"], part["dst"] = writer, reader
         parts.append(part)
     return {"messages": parts, "loads": np.full(2, writer, dtype=np.int32),
-            "spend": np.array([writer, 1], dtype=np.int64)}
+            "spend": np.array([writer, 1], dtype=np.int64),
+            "skills": np.full(3, writer / 10)}
 
 
 @pytest.mark.parametrize("groups", [1, 2, 5])
@@ -30,7 +31,8 @@ def test_every_reader_gets_its_part_and_every_broadcast(groups):
         assert [len(m) for m in got["messages"]] == [w + reader + 1 for w in range(groups)]
         assert all((m["dst"] == reader).all() for m in got["messages"])
         assert [int(ld[0]) for ld in got["loads"]] == list(range(groups))
-        assert share(outputs[0], reader, groups)["spend"] is outputs[0][-1]
+        assert share(outputs[0], reader, groups)["spend"] is outputs[0][-2]
+        assert [float(k[0]) for k in got["skills"]] == [w / 10 for w in range(groups)]
         again = from_flat(flat_inputs(got), groups)
         assert {c.name for c in CHANNELS} == set(again)
         assert all(a is b for c in CHANNELS for a, b in zip(again[c.name], got[c.name], strict=True))

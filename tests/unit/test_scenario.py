@@ -3,6 +3,7 @@ conserving tasks and reproducible across layouts, resume, replay and forks."""
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 from typer.testing import CliRunner
@@ -169,3 +170,27 @@ def test_a_fork_may_change_the_scenario_after_its_tick_only(tmp_path):
 def test_bad_scenarios_are_named(override, named):
     with pytest.raises(ConfigError, match=named.replace("[", r"\[").replace("]", r"\]")):
         synthorg.load_config(STARTUP, [override])
+
+
+def test_a_new_org_version_routes_on_the_skills_agents_have_learned(tmp_path):
+    """At an org change every group hands on its agents' current skill levels, so routing and
+    helpers of the new version read what agents have learned, not their levels on joining."""
+    from synthorg.org.directory import OrgDirectory
+
+    cfg = synthorg.load_config(STARTUP, [*LOCAL, *SHOCKS, "runtime.agents_per_actor=5"])
+    joining = OrgDirectory.from_config(cfg).skills
+    sim = synthorg.Simulation(cfg, seed=5, out=tmp_path / "run")
+    seen: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+
+    def peek(done: int, total: int) -> None:
+        hosts = sim.backend.groups  # type: ignore[union-attr]
+        if done == 31:  # the hiring wave of tick 30 made a new version
+            d = hosts[0].timeline.directory
+            now = np.concatenate([h.group.a.skills for h in hosts])
+            seen[done] = (d.skills.copy(), now, d.version)
+
+    sim.run(ticks=40, on_tick=peek)
+    version_skills, current, version = seen[31]
+    assert version >= 3
+    assert (version_skills > joining + 1e-9).any()  # learned levels, not the config's
+    assert (version_skills <= current + 1e-12).all()  # and no more than they have since

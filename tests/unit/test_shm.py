@@ -26,9 +26,10 @@ def _output(group: int, tick: int) -> list[np.ndarray]:
         parts.append(part)
     loads = np.full(group + 2, 10 * tick + group, dtype=np.int32)  # odd byte counts too
     spend = np.array([tick, group, 7], dtype=np.int64)
+    skills = np.full(group, tick + 0.25)  # empty from group 0
     ahead = np.zeros(group, dtype=TASK_DTYPE)  # group 0 hands over no arrivals
     ahead["task"], ahead["created"] = np.arange(group) + 100 * tick, tick + 1
-    return [*parts, loads, spend, ahead]
+    return [*parts, loads, spend, skills, ahead]
 
 
 def _group(prefix: str, me: int, result: mp.Queue) -> None:
@@ -44,8 +45,9 @@ def _group(prefix: str, me: int, result: mp.Queue) -> None:
                 share = board.read(g, tick)
                 want = _output(g, tick)
                 ok = (np.array_equal(share["messages"], want[me])
-                      and np.array_equal(share["loads"], want[-3])
-                      and np.array_equal(share["spend"], want[-2])
+                      and np.array_equal(share["loads"], want[-4])
+                      and np.array_equal(share["spend"], want[-3])
+                      and np.array_equal(share["skills"], want[-2])
                       and np.array_equal(board.read_ahead(g, tick), want[-1]))
                 seen.append((g, tick, ok))
         tick += 1
