@@ -39,3 +39,22 @@ def scratch():
 @pytest.fixture(scope="session")
 def startup_path() -> Path:
     return STARTUP
+
+
+class Stop(Exception):
+    """Raised from a tick callback to end a run as a crash would."""
+
+
+def interrupted_at(sim, ticks: int, at: int) -> None:
+    """Run `sim` for `ticks` but stop it after tick `at` as a crash would (no checkpoint of its
+    own: what is on disk is what the run had written)."""
+
+    def stop(done: int, total: int) -> None:
+        if done == at:
+            raise Stop
+
+    try:
+        sim.run(ticks=ticks, on_tick=stop)
+    except Stop:
+        return
+    raise AssertionError(f"the run ended before tick {at}")

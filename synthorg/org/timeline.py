@@ -46,7 +46,13 @@ class OrgTimeline:
         self.tick = -1  # the last tick advanced to
         self._away_until = np.full(self.directory.size, NEVER, dtype=np.int64)
         self._hire_slots = self._hire_slot_ranges()
-        self._org_ticks = sorted({e.tick for e in config.scenario if _is_org(e)})
+        self._org_ticks = {e.tick for e in config.scenario if _is_org(e)}
+        # the shocks, apart: they are looked at every tick
+        self._demands = [e for e in config.scenario if isinstance(e, Demand)]
+        self._outages = [e for e in config.scenario if isinstance(e, Outage)]
+        self._shock_ticks = {e.tick: [i for i, f in enumerate(config.scenario)
+                                      if isinstance(f, Demand | Outage) and f.tick == e.tick]
+                             for e in (*self._demands, *self._outages)}
         self._type_ids = {t: i for i, t in enumerate(self.directory.type_ids)}
         self._tool_ids = {t: i for i, t in enumerate(self.directory.tool_ids)}
         self._dept_ids = {d: i for i, d in enumerate(self.directory.dept_ids)}
@@ -141,8 +147,8 @@ class OrgTimeline:
         """Per task type, the arrival-rate factor of the demand spikes running at `tick`
         (None: none run)."""
         factors = None
-        for event in self._cfg.scenario:
-            if isinstance(event, Demand) and event.tick <= tick < event.tick + event.ticks:
+        for event in self._demands:
+            if event.tick <= tick < event.tick + event.ticks:
                 if factors is None:
                     factors = np.ones(len(self._type_ids))
                 factors[self._spiked_types(event)] *= event.factor
@@ -161,8 +167,8 @@ class OrgTimeline:
     def tools_down(self, tick: int) -> np.ndarray | None:
         """Per tool, whether an outage has it down at `tick` (None: nothing is down)."""
         down = None
-        for event in self._cfg.scenario:
-            if isinstance(event, Outage) and event.tick <= tick < event.tick + event.ticks:
+        for event in self._outages:
+            if event.tick <= tick < event.tick + event.ticks:
                 if down is None:
                     down = np.zeros(len(self._tool_ids), dtype=bool)
                 down[[self._tool_ids[t] for t in event.tools]] = True
@@ -170,8 +176,7 @@ class OrgTimeline:
 
     def shocks_starting(self, tick: int) -> list[int]:
         """Scenario indices of the demand spikes and outages that start at `tick`."""
-        return [i for i, e in enumerate(self._cfg.scenario)
-                if isinstance(e, Demand | Outage) and e.tick == tick]
+        return self._shock_ticks.get(tick, [])
 
 
 def _is_org(event: object) -> bool:

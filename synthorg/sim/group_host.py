@@ -121,13 +121,14 @@ class GroupHost:
 
     def step(self, tick: int, route: np.ndarray, got: Received,
              defer_record: bool = False, draw_next: bool = False) -> list[np.ndarray]:
-        """Draw the tick's arrivals, step the agents, then route the arrivals of the
-        departments `route` (the group per department, or CLAIMED) gives this host, both on
-        the loads as of the end of the last tick, and record it all in the ledger shard
-        (with `defer_record`, at `record`). With `draw_next`, the next tick's arrivals are
-        drawn too (`drawn_ahead` has them), before routing: with claims, the other hosts
-        then route more while this one draws. Returns [messages for group 0, ..., for group
-        G-1, own loads, own spend] (sim/channels.py: `flatten`)."""
+        """Take up the org version of the tick (if it changes), wait for the actions due,
+        draw the tick's arrivals, step the agents, then route the arrivals of the departments
+        `route` (the group per department, or CLAIMED) gives this host, both on the loads as
+        of the end of the last tick, issue the actions the step asked for, and record it all
+        in the ledger shard (with `defer_record`, at `record`). `got`: what this group
+        received on each channel. With `draw_next`, the next tick's arrivals are drawn too
+        (`drawn_ahead` has them), before routing: with claims, the other hosts then route
+        more while this one draws. Returns this group's output, flat (sim/channels.py)."""
         began = time.perf_counter()
         ahead, self._ahead = self._ahead, None
         arrivals = (ahead[1] if ahead is not None and ahead[0] == tick
@@ -142,8 +143,8 @@ class GroupHost:
             org = (self.timeline.directory, changes)
             self.secops = RuleEngine(self.timeline.directory, self.config.policies.security)
         landed = self.actions.due(tick)  # waits for the outcomes due now
-        out = self.group.step(tick, merge_inbox(got["messages"]), all_loads, self.dept_spent, self.secops,
-                              landed, self.timeline.tools_down(tick), org)
+        out = self.group.step(tick, merge_inbox(got["messages"]), all_loads, self.dept_spent,
+                              self.secops, landed, self.timeline.tools_down(tick), org)
         self.actions.issue(out.issued)
         if draw_next:
             self.draw_ahead(tick + 1)

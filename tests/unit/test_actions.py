@@ -16,7 +16,7 @@ from synthorg.actions.runner import ActionRunner
 from synthorg.config.models import ExecutorSpec
 from synthorg.domain.enums import ActionStatus
 from synthorg.domain.records import ACTION_DTYPE, call_ids
-from tests.conftest import STARTUP
+from tests.conftest import STARTUP, interrupted_at
 
 # every code_editor call runs on an executor that sleeps at random, and some fail
 SLOW_TOOLS = [
@@ -163,16 +163,7 @@ def test_checkpoints_carry_actions_in_flight(tmp_path):
     whole = _run(tmp_path / "whole", every)
     cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", *SLOW_TOOLS, *every])
     sim = synthorg.Simulation(cfg, seed=4, out=tmp_path / "resumed")
-
-    class Stop(Exception):
-        pass
-
-    def stop_at(done: int, total: int) -> None:
-        if done == 36:
-            raise Stop
-
-    with pytest.raises(Stop):
-        sim.run(ticks=80, on_tick=stop_at)
+    interrupted_at(sim, 80, at=36)
     resumed = sim.resume()
     assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 import synthorg
 from synthorg.cli.app import app
 from synthorg.errors import ConfigError
-from tests.conftest import ENTERPRISE, STARTUP
+from tests.conftest import ENTERPRISE, STARTUP, interrupted_at
 
 runner = CliRunner()
 
@@ -122,16 +122,7 @@ def test_replay_and_resume(startup, tmp_path):
     cfg = synthorg.load_config(STARTUP, [*LOCAL, *SHOCKS, "runtime.checkpoint_every=9",
                                          "simulation.ticks=80"])
     sim = synthorg.Simulation(cfg, seed=5, out=tmp_path / "resumed")
-
-    class Stop(Exception):
-        pass
-
-    def stop(done: int, total: int) -> None:
-        if done == 41:
-            raise Stop
-
-    with pytest.raises(Stop):
-        sim.run(ticks=80, on_tick=stop)
+    interrupted_at(sim, 80, at=41)
     assert sim.resume().summary.ledger_sha256 == startup.summary.ledger_sha256
     r = runner.invoke(app, ["replay", str(startup.run_dir)])
     assert r.exit_code == 0, r.output
