@@ -7,6 +7,7 @@ import atexit
 import contextlib
 import logging
 import math
+import socket
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +46,8 @@ def ensure_ray(address: str | None = None, dashboard: bool = False, cpus: int | 
     """Connect to (or start, with `cpus` CPUs: all by default) Ray; returns the cluster's
     CPU count."""
     if not ray.is_initialized():
+        if address is not None:
+            check_reachable(address)
         context = ray.init(address=address, include_dashboard=dashboard, num_cpus=cpus,
                            logging_level=logging.ERROR, log_to_driver=False,
                            _system_config=SYSTEM_CONFIG if address is None else None)
@@ -54,6 +57,27 @@ def ensure_ray(address: str | None = None, dashboard: bool = False, cpus: int | 
         if raylets:  # started here: ours to clean up after
             atexit.register(_shutdown_and_clean, raylets)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+REACH_SECONDS = 5.0
+
+
+def check_reachable(address: str) -> None:
+    """Refuse, within seconds, a cluster address that names no host or where nothing
+    answers (Ray itself would wait for minutes). `auto` and `ray://` addresses are Ray's."""
+    if address == "auto" or "://" in address:
+        return
+    host, sep, port_text = address.rpartition(":")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise MisuseError(f"--address: '{address}' is not HOST:PORT (e.g. 10.0.0.5:6379)")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port_text)), timeout=REACH_SECONDS):
+            pass
+    except socket.gaierror:
+        raise MisuseError(f"--address: cannot resolve host '{host}'") from None
+    except OSError as exc:
+        raise MisuseError(f"--address: no Ray cluster answers at {address} "
+                          f"({exc.strerror or type(exc).__name__})") from None
 
 
 def _shutdown_and_clean(raylets: list[int]) -> None:

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from synthorg.cli.render import RunProgress, dashboard_hint, summary_table
 from synthorg.config.loader import load_config
-from synthorg.config.models import CompanyConfig
+from synthorg.config.models import CompanyConfig, SimulationSpec
 from synthorg.errors import MisuseError, SynthorgError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -23,6 +23,9 @@ console = Console(stderr=True, soft_wrap=True)
 out_console = Console()
 
 EXIT_OK, EXIT_FAILED, EXIT_MISUSE = 0, 1, 2
+# the config schema's own limits (simulation.ticks, simulation.seed)
+MAX_TICKS = SimulationSpec.model_fields["ticks"].metadata[-1].le
+MAX_SEED = SimulationSpec.model_fields["seed"].metadata[-1].le
 
 ConfigArg = Annotated[Path, typer.Argument(help="company config YAML")]
 SetOpt = Annotated[list[str] | None, typer.Option(
@@ -77,8 +80,10 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
 @app.command()
 def run(
     config: ConfigArg,
-    seed: Annotated[int | None, typer.Option(min=0, help="root seed (default: the config's)")] = None,
-    ticks: Annotated[int | None, typer.Option(min=1, help="ticks to simulate")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED,
+                                             help="root seed (default: the config's)")] = None,
+    ticks: Annotated[int | None, typer.Option(min=1, max=MAX_TICKS,
+                                              help="ticks to simulate")] = None,
     out: Annotated[Path | None, typer.Option(help="run directory for outputs")] = None,
     set_: SetOpt = None,
     address: Annotated[str | None, typer.Option(help="Ray cluster address (default: local)")] = None,
@@ -92,6 +97,9 @@ def run(
     --set): a counterfactual fork of DIR at tick T."""
     if (from_ is None) != (at_tick is None):
         raise _fail("--from and --at-tick go together", EXIT_MISUSE)
+    if at_tick is not None and ticks is not None and ticks <= at_tick:
+        raise _fail(f"--ticks ({ticks}) must be more than --at-tick ({at_tick}): a fork "
+                    "continues its parent from that tick", EXIT_MISUSE)
     if from_ is not None:
         cfg = _load(from_ / "config.resolved.yaml", set_)
         seed = cfg.simulation.seed if seed is None else seed

@@ -94,6 +94,8 @@ class Simulation:
              on_tick: TickCallback | None = None) -> RunResult:
         """A new run from the parent's checkpoint at `at_tick`, with this run's config."""
         start = ckpt.read(ckpt.checkpoint_path(parent, at_tick))
+        if ticks is not None and ticks <= at_tick:
+            raise MisuseError(f"a fork at tick {at_tick} needs more than {at_tick} ticks")
         shutil.rmtree(self.out / PARTS_DIR, ignore_errors=True)
         shutil.rmtree(self.out / ckpt.DIR_NAME, ignore_errors=True)
         parts = self.out / PARTS_DIR
