@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from synthorg.config.limits import BoundedLoader, check_nodes, limit, over, read_bounded
 from synthorg.config.models import CompanyConfig
 from synthorg.errors import ConfigError
 
@@ -112,9 +113,11 @@ def _load_tree(path: Path, depth: int) -> tuple[dict[str, Any], dict[tuple[str, 
     if depth > _MAX_EXTENDS_DEPTH:
         raise ConfigError(str(path), [f"extends: chain deeper than {_MAX_EXTENDS_DEPTH} files"])
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_bounded(str(path))
     except FileNotFoundError:
         raise ConfigError(str(path), ["file not found"]) from None
+    except IsADirectoryError:
+        raise ConfigError(str(path), ["is a directory, not a config file"]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), [f"cannot read file: {exc}"]) from None
     raw, lines = _parse(text, str(path))
@@ -134,14 +137,7 @@ def _load_tree(path: Path, depth: int) -> tuple[dict[str, Any], dict[tuple[str, 
 
 
 def _parse(text: str, source: str) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(source, [f"broken YAML at {where}{problem}"]) from None
+    raw, node = _bounded_yaml(text, source)
     if raw is None:
         raise ConfigError(source, ["file is empty"])
     if not isinstance(raw, dict):
@@ -150,6 +146,27 @@ def _parse(text: str, source: str) -> tuple[dict[str, Any], dict[tuple[str, ...]
     if node is not None:
         _index_lines(node, (), lines)
     return raw, lines
+
+
+def _bounded_yaml(text: str, source: str) -> tuple[object, yaml.Node | None]:
+    """Parse YAML within the input limits (config/limits.py): the node graph is walked, with
+    aliases expanded, before anything is built from it. Duplicate keys are an error."""
+    if len(text) > limit("SYNTHORG_MAX_CONFIG_BYTES"):
+        raise ConfigError(source, [over("characters", len(text), "SYNTHORG_MAX_CONFIG_BYTES")])
+    try:
+        node = yaml.compose(text, Loader=BoundedLoader)
+        if node is None:
+            return None, None
+        check_nodes(node, source)
+        return yaml.load(text, Loader=BoundedLoader), node
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(source, [f"broken YAML at {where}{problem}"]) from None
+    except RecursionError:
+        raise ConfigError(source, ["nesting too deep to read"]
+                          ) from None
 
 
 def _index_lines(node: yaml.Node, path: tuple[str, ...], out: dict[tuple[str, ...], int]) -> None:
@@ -187,8 +204,10 @@ def apply_overrides(
         if not path.strip() or any(not k for k in keys):
             raise ConfigError("--set", [f"'{item}': empty path segment"])
         try:
-            value = yaml.safe_load(text) if text.strip() else ""
-        except yaml.YAMLError:
+            value = _bounded_yaml(text, f"--set {path.strip()}")[0] if text.strip() else ""
+        except ConfigError as exc:
+            if not any(p.startswith("broken YAML") for p in exc.problems):
+                raise  # a limit: say so
             value = text
         raw = _set_path(raw, keys, value, item)
     return raw

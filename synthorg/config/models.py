@@ -19,6 +19,7 @@ from synthorg.config.base import (
     SeniorityName,
     Span,
 )
+from synthorg.config.limits import limit, over
 from synthorg.config.scenario import Hire, ScenarioEvent, scenario_problems
 
 
@@ -278,6 +279,10 @@ def _duplicates(names: list[str]) -> list[str]:
 
 def reference_problems(cfg: CompanyConfig) -> list[str]:
     """Dangling or duplicate references, each naming the field that holds it."""
+    slots = cfg.slot_count()
+    if slots > limit("SYNTHORG_MAX_AGENTS"):  # before any agent id is spelled out
+        return ["agents: " + over("agents (counts summed, scenario hires included)", slots,
+                                  "SYNTHORG_MAX_AGENTS")]
     problems: list[str] = []
     depts = {d.id for d in cfg.departments}
     roles = {r.id: r for r in cfg.roles}
