@@ -80,5 +80,23 @@ class TaskQueues:
         self.length[local] = 0
         return _records(records) if records else np.zeros(0, dtype=TASK_DTYPE)
 
+    def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every queued task as (agent, TASK_DTYPE record) arrays: a checkpoint's form."""
+        agents = [local for local, heap in enumerate(self._heaps) for _ in heap]
+        records = [entry[3] for heap in self._heaps for entry in heap]
+        return (np.array(agents, dtype=np.int32),
+                _records(records) if records else np.zeros(0, dtype=TASK_DTYPE))
+
+    @classmethod
+    def from_arrays(cls, size: int, agents: np.ndarray, tasks: np.ndarray) -> TaskQueues:
+        """The queues `to_arrays` described (each heap pops in the same order: its keys are
+        unique by task id)."""
+        queues = cls(size)
+        if len(agents):
+            if agents.min() < 0 or agents.max() >= size:
+                raise ValueError("queued tasks of agents outside the group")
+            queues.push_many(np.asarray(agents, dtype=np.intp), np.asarray(tasks, TASK_DTYPE))
+        return queues
+
     def task_ids(self) -> list[int]:
         return [entry[2] for heap in self._heaps for entry in heap]

@@ -176,3 +176,56 @@ def test_a_group_failing_in_its_run_of_ticks_is_reported_not_waited_for(ray_sess
         pipeline.close()
         bell.close()
     assert time.monotonic() - t0 < 30
+
+
+def _forge(path: Path, payload: bytes) -> None:
+    """A checkpoint file whose header checksum matches its (crafted) payload."""
+    import hashlib
+    import json
+
+    from synthorg.sim.checkpoint import MAGIC
+
+    blob = path.read_bytes()
+    header = json.loads(blob[len(MAGIC):blob.index(b"\n", len(MAGIC))])
+    header.update(length=len(payload), sha256=hashlib.sha256(payload).hexdigest())
+    path.write_bytes(MAGIC + json.dumps(header).encode() + b"\n" + payload)
+
+
+class _Payload:
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_crafted_checkpoint_cannot_run_code(tmp_path):
+    """A pickle or an object array with a matching checksum is refused as content, and
+    nothing in it runs."""
+    import io
+    import pickle
+
+    import numpy as np
+
+    out = tmp_path / "run"
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", "runtime.checkpoint_every=10"])
+    synthorg.Simulation(cfg, seed=1, out=out).run(ticks=30)
+    latest = sorted((out / "checkpoints").glob("*.ckpt"))[-1]
+    marker = tmp_path / "pwned"
+    _forge(latest, pickle.dumps(_Payload(marker)))
+    for args in (["resume", str(out)],
+                 ["run", str(STARTUP), "--from", str(out), "--at-tick", "20", "--out",
+                  str(tmp_path / "fork")]):
+        if args[0] == "run":
+            latest = out / "checkpoints" / "tick-00000020.ckpt"
+            _forge(latest, pickle.dumps(_Payload(marker)))
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2, r.output
+        assert "unexpected checkpoint content" in " ".join(r.output.split())
+        assert not marker.exists()
+    buffer = io.BytesIO()
+    np.savez(buffer, tree=np.frombuffer(b"{}", np.uint8),
+             a0=np.array([_Payload(marker)], dtype=object))
+    _forge(latest, buffer.getvalue())
+    r = runner.invoke(app, ["resume", str(out)])
+    assert r.exit_code == 2 and not marker.exists()
