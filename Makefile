@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: install
-	$(BIN)/synthorg run $(CONFIG) --out out/default
+	$(BIN)/synthorg run $(CONFIG) --out out/default --overwrite
 
 test: install
 	$(BIN)/python -m pytest -q

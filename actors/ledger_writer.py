@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import ray
 
-from synthorg.ledger.ledger import DirectorySink
+from synthorg.ledger.ledger import DirectorySink, part_digest
 
 
 @ray.remote(num_cpus=0)
@@ -20,8 +20,8 @@ class LedgerWriter:
     def __init__(self, run_dir: str) -> None:
         self._sink = DirectorySink(Path(run_dir))
 
-    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
-        self._sink.write(name, chunks)
+    def write(self, name: str, chunks: Sequence[np.ndarray]) -> str:
+        return self._sink.write(name, chunks)
 
     def discard(self, shard: str, from_part: int) -> None:
         self._sink.discard(shard, from_part)
@@ -34,10 +34,12 @@ class RemoteSink:
         self._writer = writer
         self._pending: list[ray.ObjectRef] = []
 
-    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
+    def write(self, name: str, chunks: Sequence[np.ndarray]) -> str:
+        """Returns the sha256 the file will have (computed here, not waited for)."""
         self._pending.append(self._writer.write.remote(name, list(chunks)))
         if len(self._pending) > 8:  # back-pressure on a slow disk
             self.drain()
+        return part_digest(chunks)
 
     def discard(self, shard: str, from_part: int) -> None:
         self.drain()

@@ -56,12 +56,12 @@ def _start_ray(cfg: CompanyConfig, address: str | None) -> None:
 
 def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path,
               address: str | None, mode: str = "run", parent: Path | None = None,
-              at_tick: int = 0) -> object:
+              at_tick: int = 0, overwrite: bool = False) -> object:
     from synthorg.errors import Interrupted
     from synthorg.sim.simulation import Simulation
 
     _start_ray(cfg, address)
-    sim = Simulation(cfg, seed=seed, out=out, address=address)
+    sim = Simulation(cfg, seed=seed, out=out, address=address, overwrite=overwrite)
     total = ticks or cfg.simulation.ticks
     try:
         with RunProgress(console, total) as progress:
@@ -90,6 +90,8 @@ def run(
     from_: Annotated[Path | None, typer.Option(
         "--from", help="fork: start from another run's checkpoint (with --at-tick)")] = None,
     at_tick: Annotated[int | None, typer.Option(min=0, help="fork at this checkpoint tick")] = None,
+    overwrite: Annotated[bool, typer.Option(
+        help="replace another run's results found in --out (else refused)")] = False,
 ) -> None:
     """Run one simulation and write summary.json, events/tasks/agents parquet.
 
@@ -110,7 +112,7 @@ def run(
     if from_ is not None and out.resolve() == from_.resolve():
         raise _fail("a fork needs its own --out directory", EXIT_MISUSE)
     result = _simulate(cfg, seed, ticks, out, address, mode="fork" if from_ else "run",
-                       parent=from_, at_tick=at_tick or 0)
+                       parent=from_, at_tick=at_tick or 0, overwrite=overwrite)
     summary = result.summary  # type: ignore[attr-defined]
     out_console.print(summary_table(summary, out))
     if not summary.conservation_ok:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import io
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -60,17 +61,45 @@ def part_files(parts: Path, stream: str, shard: str = "*") -> list[Path]:
     return sorted(parts.glob(f"{stream}-{shard}-*{PART_SUFFIX}"))
 
 
-def write_part(path: Path, chunks: Sequence[np.ndarray]) -> None:
+def _npy_header(chunks: Sequence[np.ndarray]) -> bytes:
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {
+        "descr": np.lib.format.dtype_to_descr(chunks[0].dtype), "fortran_order": False,
+        "shape": (sum(len(c) for c in chunks),)})
+    return header.getvalue()
+
+
+def part_digest(chunks: Sequence[np.ndarray]) -> str:
+    """The sha256 of the part file `write_part` makes of `chunks` (without writing it)."""
+    h = hashlib.sha256(_npy_header(chunks))
+    for c in chunks:
+        h.update(np.ascontiguousarray(c).data)
+    return h.hexdigest()
+
+
+def write_part(path: Path, chunks: Sequence[np.ndarray]) -> str:
     """One .npy file of the rows of `chunks` (one dtype), written chunk by chunk: joining them
-    first would copy the part in memory while holding the GIL, stalling the group's step."""
-    header = {"descr": np.lib.format.dtype_to_descr(chunks[0].dtype), "fortran_order": False,
-              "shape": (sum(len(c) for c in chunks),)}
+    first would copy the part in memory while holding the GIL, stalling the group's step.
+    Returns the file's sha256, which checkpoints keep to check the part before use."""
+    header = _npy_header(chunks)
+    h = hashlib.sha256(header)
     tmp = path.with_name(f".{path.name}.tmp")
     with tmp.open("wb") as f:
-        np.lib.format.write_array_header_1_0(f, header)
+        f.write(header)
         for c in chunks:
-            f.write(np.ascontiguousarray(c).data)
+            data = np.ascontiguousarray(c).data
+            h.update(data)
+            f.write(data)
     tmp.replace(path)
+    return h.hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(2**20):
+            h.update(block)
+    return h.hexdigest()
 
 
 def read_part(path: Path) -> np.ndarray:
@@ -80,8 +109,8 @@ def read_part(path: Path) -> np.ndarray:
 class PartSink(Protocol):
     """Where a shard's part files go: the run directory, or a writer on the driver's node."""
 
-    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
-        """A part file of the rows of `chunks`, in order."""
+    def write(self, name: str, chunks: Sequence[np.ndarray]) -> str:
+        """A part file of the rows of `chunks`, in order; returns its sha256."""
 
     def discard(self, shard: str, from_part: int) -> None:
         """Delete the shard's parts numbered `from_part` and later (a restore rewinds)."""
@@ -92,8 +121,8 @@ class DirectorySink:
         self.parts = run_dir / PARTS_DIR
         self.parts.mkdir(parents=True, exist_ok=True)
 
-    def write(self, name: str, chunks: Sequence[np.ndarray]) -> None:
-        write_part(self.parts / name, chunks)
+    def write(self, name: str, chunks: Sequence[np.ndarray]) -> str:
+        return write_part(self.parts / name, chunks)
 
     def discard(self, shard: str, from_part: int) -> None:
         for stream in PART_STREAMS:
@@ -171,6 +200,7 @@ class LedgerShard:
         self._buffers: dict[str, list[np.ndarray]] = {k: [] for k in PART_STREAMS}
         self._buffered = 0
         self._part_no = 0
+        self._written: list[tuple[str, str]] = []  # (part file, its sha256), in order
         self._fingerprint = Fingerprinter()
         self._forget_unhashed()
 
@@ -232,7 +262,7 @@ class LedgerShard:
 
     def _write(self, parts: list[tuple[str, list[np.ndarray]]]) -> None:
         for name, chunks in parts:
-            self._sink.write(name, chunks)
+            self._written.append((name, self._sink.write(name, chunks)))
 
     def sync(self) -> None:
         """Bring the totals up to date, flush, and wait until every part is handed to the
@@ -250,13 +280,15 @@ class LedgerShard:
     def state(self) -> dict[str, object]:
         """Everything needed to continue from here; flushes so parts on disk are the offset."""
         self.sync()
-        return {"shard": self.shard, "part_no": self._part_no, "totals": self._totals.copy()}
+        return {"shard": self.shard, "part_no": self._part_no, "totals": self._totals.copy(),
+                "parts": list(self._written)}
 
     def restore(self, state: dict[str, object]) -> None:
         """Continue from `state`: this shard's part files written after it are discarded."""
         if state["shard"] != self.shard:
             raise ValueError(f"ledger state of shard {state['shard']} given to {self.shard}")
         self._part_no = int(state["part_no"])  # type: ignore[call-overload]
+        self._written = [(str(n), str(d)) for n, d in state["parts"]]  # type: ignore[attr-defined]
         saved: ShardTotals = state["totals"]  # type: ignore[assignment]
         self._totals = saved.copy()  # writable: arrays from Ray's object store are read-only
         for f in self._writing:  # parts of the abandoned future: written, then discarded

@@ -25,7 +25,7 @@ import numpy as np
 
 from synthorg.engine.queues import TaskQueues
 from synthorg.errors import MisuseError
-from synthorg.ledger.ledger import ShardTotals
+from synthorg.ledger.ledger import PARTS_DIR, ShardTotals, file_digest
 from synthorg.sim.channels import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
@@ -111,6 +111,24 @@ def latest(run_dir: Path) -> Path:
         raise CheckpointError(f"{run_dir}: no checkpoint to resume from "
                               "(set runtime.checkpoint_every to write them)")
     return found[-1]
+
+
+def part_names(ck: Checkpoint) -> list[str]:
+    """The ledger part files the checkpoint's state stands on, every shard's."""
+    return [str(name) for g in ck.groups for name, _ in g["ledger"]["parts"]]  # type: ignore[index]
+
+
+def verify_parts(run_dir: Path, ck: Checkpoint) -> None:
+    """Every ledger part the checkpoint stands on is there and holds what was written."""
+    for g in ck.groups:
+        for name, digest in g["ledger"]["parts"]:  # type: ignore[index]
+            path = run_dir / PARTS_DIR / str(name)
+            if "/" in str(name) or not path.is_file():
+                raise CheckpointError(f"{path}: missing (the checkpoint at tick {ck.tick} "
+                                      "stands on it)")
+            if file_digest(path) != digest:
+                raise CheckpointError(f"{path}: changed or truncated since it was written (it "
+                                      f"does not match the checkpoint at tick {ck.tick})")
 
 
 def config_digest(config_json: str) -> str:

@@ -29,7 +29,7 @@ from synthorg.domain.enums import EventKind
 from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR
 from synthorg.domain.rng import root_key
 from synthorg.errors import ActorCrashed, Interrupted, MisuseError, RunFailure
-from synthorg.ledger.ledger import PARTS_DIR, STREAMS, combine, part_files, record_incident
+from synthorg.ledger.ledger import PARTS_DIR, combine, part_files, record_incident
 from synthorg.ledger.tables import (
     write_actions,
     write_agents,
@@ -43,6 +43,7 @@ from synthorg.sim import checkpoint as ckpt
 from synthorg.sim.backend import Backend, RunPlan, expected_work, group_bounds, local_cpus
 from synthorg.sim.driver import Driver
 from synthorg.sim.local import LocalBackend
+from synthorg.sim.rundir import owned
 from synthorg.sim.summary import Summary, summarise
 
 # Backends outside the domain package are found by name so synthorg/ never imports actors/.
@@ -72,8 +73,11 @@ class RunResult:
 
 class Simulation:
     def __init__(self, config: CompanyConfig, seed: int | None = None,
-                 out: str | Path | None = None, address: str | None = None) -> None:
+                 out: str | Path | None = None, address: str | None = None,
+                 overwrite: bool = False) -> None:
+        """overwrite: replace the results of another run found in `out` (else refused)."""
         self.config = config
+        self.overwrite = overwrite
         self.seed = config.simulation.seed if seed is None else seed
         self.out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="synthorg-"))
         self.address = address
@@ -81,29 +85,30 @@ class Simulation:
 
     # ---- entry points --------------------------------------------------------------------
     def run(self, ticks: int | None = None, on_tick: TickCallback | None = None) -> RunResult:
-        shutil.rmtree(self.out / PARTS_DIR, ignore_errors=True)
-        shutil.rmtree(self.out / ckpt.DIR_NAME, ignore_errors=True)
-        return self._run(ticks, on_tick, start=None)
+        with owned(self.out, fresh=True, overwrite=self.overwrite):
+            return self._run(ticks, on_tick, start=None)
 
     def resume(self, on_tick: TickCallback | None = None) -> RunResult:
-        """Continue this run directory from its latest checkpoint."""
-        start = ckpt.read(ckpt.latest(self.out))
-        return self._run(None, on_tick, start=start)
+        """Continue this run directory from its latest checkpoint (its ledger parts checked
+        against it first)."""
+        with owned(self.out, fresh=False):
+            start = ckpt.read(ckpt.latest(self.out))
+            ckpt.verify_parts(self.out, start)
+            return self._run(None, on_tick, start=start)
 
     def fork(self, parent: Path, at_tick: int, ticks: int | None = None,
              on_tick: TickCallback | None = None) -> RunResult:
         """A new run from the parent's checkpoint at `at_tick`, with this run's config."""
-        start = ckpt.read(ckpt.checkpoint_path(parent, at_tick))
         if ticks is not None and ticks <= at_tick:
             raise MisuseError(f"a fork at tick {at_tick} needs more than {at_tick} ticks")
-        shutil.rmtree(self.out / PARTS_DIR, ignore_errors=True)
-        shutil.rmtree(self.out / ckpt.DIR_NAME, ignore_errors=True)
-        parts = self.out / PARTS_DIR
-        parts.mkdir(parents=True)
-        for stream in STREAMS:  # not the parent's incidents
-            for f in part_files(parent / PARTS_DIR, stream):
-                shutil.copy2(f, parts / f.name)
-        return self._run(ticks, on_tick, start=start, forked=True)
+        start = ckpt.read(ckpt.checkpoint_path(parent, at_tick))
+        ckpt.verify_parts(parent, start)
+        with owned(self.out, fresh=True, overwrite=self.overwrite):
+            parts = self.out / PARTS_DIR
+            parts.mkdir(parents=True)
+            for name in ckpt.part_names(start):  # the parent's, up to the fork; no incidents
+                shutil.copy2(parent / PARTS_DIR / name, parts / name)
+            return self._run(ticks, on_tick, start=start, forked=True)
 
     # ---- the loop --------------------------------------------------------------------------
     def _run(self, ticks: int | None, on_tick: TickCallback | None, start: ckpt.Checkpoint | None,

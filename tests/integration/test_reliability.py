@@ -229,3 +229,51 @@ def test_a_crafted_checkpoint_cannot_run_code(tmp_path):
     _forge(latest, buffer.getvalue())
     r = runner.invoke(app, ["resume", str(out)])
     assert r.exit_code == 2 and not marker.exists()
+
+
+def test_a_second_run_into_a_live_run_directory_is_refused(tmp_path):
+    """The directory belongs to the first run while it lives: the second exits 2 at once and
+    the first's tables stay whole."""
+    out = tmp_path / "shared"
+    first = _start_and_wait(out, min_checkpoints=1)
+    second = subprocess.run([SYNTHORG, "run", str(ENTERPRISE), "--out", str(out), *LONG_LOCAL,
+                             "--overwrite"], capture_output=True, text=True, timeout=120)
+    assert second.returncode == 2, second.stderr
+    assert "in use by another run" in " ".join(second.stderr.split())
+    _, err = first.communicate(timeout=240)
+    assert first.returncode == 0, err
+    s = synthorg.Summary.model_validate_json((out / "summary.json").read_text())
+    tasks = pl.read_parquet(out / "tasks.parquet")
+    assert tasks.height == tasks["task"].n_unique() == s.tasks_created
+    assert s.ledger_sha256 == _reference_hash(tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["flip", "delete-part", "delete-dir"])
+def test_ledger_parts_are_checked_before_resume_and_fork(tmp_path, damage):
+    out = tmp_path / "run"
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", "runtime.checkpoint_every=10",
+                                         "simulation.ticks=60"])
+    synthorg.Simulation(cfg, seed=2, out=out).run(ticks=60)
+    (out / "summary.json").unlink()
+    parts = sorted((out / "ledger-parts").glob("events-*.npy"))
+    assert parts
+    if damage == "flip":
+        blob = bytearray(parts[0].read_bytes())
+        blob[-4:] = bytes(b ^ 0xFF for b in blob[-4:])
+        parts[0].write_bytes(bytes(blob))
+    elif damage == "delete-part":
+        parts[0].unlink()
+    else:
+        import shutil
+
+        shutil.rmtree(out / "ledger-parts")
+    before = sorted(p.name for p in out.rglob("*"))
+    for args in (["resume", str(out)],
+                 ["run", str(STARTUP), "--from", str(out), "--at-tick", "50", "--out",
+                  str(tmp_path / "fork")]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2, r.output
+        said = " ".join(r.output.split())
+        assert "ledger-parts" in said and ("missing" in said or "changed or truncated" in said)
+    assert sorted(p.name for p in out.rglob("*")) == before  # nothing written
+    assert not (tmp_path / "fork").exists()

@@ -156,8 +156,15 @@ def test_checkpointing_does_not_change_the_tasks_table(tmp_path):
 
 
 def test_rerun_into_same_directory(tmp_path):
+    """A run directory holding results is not written into unless asked; asked, the old
+    results are replaced, never mixed with the new."""
     a = _run(tmp_path / "x", ticks=30)
-    b = _run(tmp_path / "x", ticks=30)
+    before = (tmp_path / "x" / "summary.json").read_text()
+    with pytest.raises(synthorg.errors.MisuseError, match="pass --overwrite"):
+        _run(tmp_path / "x", ticks=30)
+    assert (tmp_path / "x" / "summary.json").read_text() == before
+    cfg = load_config(STARTUP, LOCAL)
+    b = synthorg.Simulation(cfg, seed=7, out=tmp_path / "x", overwrite=True).run(ticks=30)
     assert a.summary.ledger_sha256 == b.summary.ledger_sha256
     assert b.tasks.height == b.summary.tasks_created
 
