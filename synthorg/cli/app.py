@@ -75,6 +75,9 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
         raise typer.Exit(130) from None
     except MisuseError as exc:
         raise _fail(str(exc), EXIT_MISUSE) from None
+    finally:
+        for note in sim.notes:
+            console.print(f"[yellow]note:[/] {note}", highlight=False)
 
 
 @app.command()
@@ -167,13 +170,21 @@ def replay(
     except (ValueError, KeyError):
         raise _fail(f"{summary_file}: not a synthorg summary", EXIT_MISUSE) from None
     cfg = _load(resolved, None)
+    from synthorg.sim import provenance
+    from synthorg.sim.simulation import config_digest_of
+
+    recorded = provenance.read(run_dir)
     with tempfile.TemporaryDirectory(prefix="synthorg-replay-") as tmp:
         result = _simulate(cfg, cfg.simulation.seed, cfg.simulation.ticks, Path(tmp), address)
     got = result.summary.ledger_sha256  # type: ignore[attr-defined]
+    now = provenance.current(config_digest_of(cfg))
+    why = recorded.differences(now) if recorded is not None else ["no provenance recorded"]
     if got != expected:
-        out_console.print(f"[red]differs[/]: recorded {expected}, replayed {got}")
+        reason = ", ".join(why) if why else "same code and config: a determinism bug"
+        out_console.print(f"[red]differs[/]: recorded {expected}, replayed {got} ({reason})")
         raise typer.Exit(EXIT_FAILED)
-    out_console.print(f"[green]identical[/]: ledger_sha256 {got}")
+    note = f" (despite {', '.join(why)})" if why else ""
+    out_console.print(f"[green]identical[/]: ledger_sha256 {got}{note}")
 
 
 @app.command()

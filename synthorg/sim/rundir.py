@@ -22,8 +22,8 @@ from synthorg.sim.checkpoint import DIR_NAME as CHECKPOINTS_DIR
 
 LOCK = ".synthorg.lock"
 RESULTS = ("summary.json", "events.parquet", "tasks.parquet", "agents.parquet",
-           "actions.parquet", "timeseries.parquet", "config.resolved.yaml", PARTS_DIR,
-           CHECKPOINTS_DIR)
+           "actions.parquet", "timeseries.parquet", "config.resolved.yaml", "provenance.json",
+           PARTS_DIR, CHECKPOINTS_DIR)
 
 
 @contextlib.contextmanager

@@ -40,6 +40,7 @@ from synthorg.ledger.tables import (
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.org.timeline import OrgTimeline
 from synthorg.sim import checkpoint as ckpt
+from synthorg.sim import provenance
 from synthorg.sim.backend import Backend, RunPlan, expected_work, group_bounds, local_cpus
 from synthorg.sim.driver import Driver
 from synthorg.sim.local import LocalBackend
@@ -82,6 +83,7 @@ class Simulation:
         self.out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="synthorg-"))
         self.address = address
         self.backend: Backend | None = None  # live during run(); tests use it to inject faults
+        self.notes: list[str] = []  # what a user should know about how the run went
 
     # ---- entry points --------------------------------------------------------------------
     def run(self, ticks: int | None = None, on_tick: TickCallback | None = None) -> RunResult:
@@ -121,8 +123,7 @@ class Simulation:
         backend_cls, workers = self._backend_class()
         bounds = group_bounds(directory.size, cfg.runtime.agents_per_actor, workers,
                               expected_work(cfg, directory))
-        digest = ckpt.config_digest(json.dumps(cfg.model_dump(mode="json", exclude={"simulation"}),
-                                               sort_keys=True))
+        digest = config_digest_of(cfg)
         if start is not None:
             self._check_compatible(start, directory, digest, forked)
             bounds = start.bounds
@@ -130,6 +131,12 @@ class Simulation:
                        run_dir=self.out, run_id=uuid.uuid4().hex[:12], group_bounds=bounds,
                        workers=workers)
         self._write_resolved(ticks)
+        made = provenance.current(digest)
+        before = provenance.read(self.out) if start is not None and not forked else None
+        if before is not None and before.differences(made):
+            self.notes.append(f"resuming with {', '.join(before.differences(made))}: the ledger "
+                              "may differ from that of an uninterrupted run")
+        provenance.write(self.out, made)
         every = cfg.runtime.checkpoint_every
         incidents = 0
         backend, driver, good = self._begin(plan, backend_cls, start, digest, bounds)
@@ -282,6 +289,12 @@ class Simulation:
         data = self.config.model_dump(mode="json")
         data["simulation"] = {"ticks": ticks, "seed": self.seed}
         (self.out / "config.resolved.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def config_digest_of(config: CompanyConfig) -> str:
+    """The config's digest, as checkpoints and provenance record it (seed and ticks apart)."""
+    return ckpt.config_digest(json.dumps(config.model_dump(mode="json", exclude={"simulation"}),
+                                         sort_keys=True))
 
 
 @contextlib.contextmanager

@@ -277,3 +277,23 @@ def test_ledger_parts_are_checked_before_resume_and_fork(tmp_path, damage):
         assert "ledger-parts" in said and ("missing" in said or "changed or truncated" in said)
     assert sorted(p.name for p in out.rglob("*")) == before  # nothing written
     assert not (tmp_path / "fork").exists()
+
+
+def test_provenance_says_why_a_replay_differs(tmp_path):
+    import json
+
+    out = tmp_path / "run"
+    r = runner.invoke(app, ["run", str(STARTUP), "--out", str(out), "--ticks", "20",
+                            "--set", "runtime.backend=local"])
+    assert r.exit_code == 0, r.output
+    made = json.loads((out / "provenance.json").read_text())
+    assert made["synthorg"] and made["python"] and made["dependencies"]["ray"]
+    assert len(made["config_digest"]) == 16
+    summary = json.loads((out / "summary.json").read_text())
+    (out / "summary.json").write_text(json.dumps(dict(summary, ledger_sha256="0" * 64)))
+    r = runner.invoke(app, ["replay", str(out)])
+    assert r.exit_code == 1
+    assert "same code and config: a determinism bug" in " ".join(r.output.split())
+    (out / "provenance.json").write_text(json.dumps(dict(made, commit="0123456789abcdef")))
+    r = runner.invoke(app, ["replay", str(out)])
+    assert r.exit_code == 1 and "different code" in " ".join(r.output.split())
