@@ -84,6 +84,9 @@ class Simulation:
         self.address = address
         self.backend: Backend | None = None  # live during run(); tests use it to inject faults
         self.notes: list[str] = []  # what a user should know about how the run went
+        # fault injection for tests: called with "start", "capture" and "gather", the moments
+        # a run talks to every actor outside a tick
+        self.fault_hook: Callable[[str], None] | None = None
 
     # ---- entry points --------------------------------------------------------------------
     def run(self, ticks: int | None = None, on_tick: TickCallback | None = None) -> RunResult:
@@ -138,8 +141,9 @@ class Simulation:
                               "may differ from that of an uninterrupted run")
         provenance.write(self.out, made)
         every = cfg.runtime.checkpoint_every
-        incidents = 0
+        self._incidents_at_start = 0
         backend, driver, good = self._begin(plan, backend_cls, start, digest, bounds)
+        incidents = self._incidents_at_start
         try:
             tick_seconds = 0.0
             with _interrupts() as stop:
@@ -159,6 +163,7 @@ class Simulation:
                                 ckpt.write(self.out, self._capture(driver, backend, digest, bounds))
                                 raise Interrupted(str(self.out), driver.tick)
                         t0 = time.perf_counter()
+                        self._moment("gather")
                         exchange = backend.settle()  # the last ticks may still be running
                         tick_seconds += time.perf_counter() - t0
                         totals = combine(backend.shard_totals(), driver.tick)
@@ -167,11 +172,17 @@ class Simulation:
                         spent = backend.dept_spent()
                         break
                     except ActorCrashed as crash:
-                        incidents += 1
-                        if incidents > MAX_RECOVERIES:
-                            raise RunFailure(f"giving up after {MAX_RECOVERIES} recoveries: "
-                                             f"{crash}") from crash
-                        backend, driver = self._recover(plan, backend, good, driver.tick, crash)
+                        while True:  # a recovery can lose an actor too
+                            incidents += 1
+                            if incidents > MAX_RECOVERIES:
+                                raise RunFailure(f"giving up after {MAX_RECOVERIES} "
+                                                 f"recoveries: {crash}") from crash
+                            try:
+                                backend, driver = self._recover(plan, backend, good,
+                                                                driver.tick)
+                                break
+                            except ActorCrashed as again:
+                                crash = again
         finally:
             self.backend.close()  # type: ignore[union-attr]
             self.backend = None
@@ -187,20 +198,25 @@ class Simulation:
             backend = self.backend = backend_cls(plan)
             driver = Driver(backend)
             try:
+                self._moment("start")
                 if start is not None:
                     backend.restore(start.groups, start.exchange, start.secops)
                     driver.load_state(start.driver)
                 return backend, driver, ckpt.encode(self._capture(driver, backend, digest, bounds))
             except ActorCrashed as crash:
+                self._incidents_at_start += 1
+                self._record_incident(start.tick if start is not None else 0,
+                                      start.tick if start is not None else 0)
                 backend.close()
                 self.backend = None
                 if attempt == MAX_RECOVERIES:
                     raise RunFailure(f"could not start the run's actors: {crash}") from crash
         raise AssertionError("unreachable")
 
-    def _recover(self, plan: RunPlan, backend: Backend, good: bytes, tick: int,
-                 crash: ActorCrashed) -> tuple[Backend, Driver]:
+    def _recover(self, plan: RunPlan, backend: Backend, good: bytes, tick: int
+                 ) -> tuple[Backend, Driver]:
         """Rebuild every actor from the last good state and record the incident."""
+        self._record_incident(tick, ckpt.decode(good, "in-memory checkpoint").tick)
         backend.close()
         state = ckpt.decode(good, "in-memory checkpoint")
         backend_cls, _ = self._backend_class()
@@ -208,13 +224,21 @@ class Simulation:
         backend.restore(state.groups, state.exchange, state.secops)
         driver = Driver(backend)
         driver.load_state(state.driver)
-        row = np.zeros(1, dtype=EVENT_DTYPE)
-        row[0] = (tick, SYSTEM_ACTOR, 0, EventKind.incident, -1, state.tick, 0.0, 0)
-        record_incident(self.out, tick, row)
         return backend, driver
+
+    def _record_incident(self, tick: int, back_to: int) -> None:
+        """A lost actor, at `tick`, the run rolled back to `back_to` (not hashed)."""
+        row = np.zeros(1, dtype=EVENT_DTYPE)
+        row[0] = (tick, SYSTEM_ACTOR, 0, EventKind.incident, -1, back_to, 0.0, 0)
+        record_incident(self.out, tick, row)
+
+    def _moment(self, name: str) -> None:
+        if self.fault_hook is not None:
+            self.fault_hook(name)
 
     def _capture(self, driver: Driver, backend: Backend, digest: str,
                  bounds: tuple[tuple[int, int], ...]) -> ckpt.Checkpoint:
+        self._moment("capture")
         exchange = backend.settle()
         groups = backend.snapshot()
         return ckpt.Checkpoint(tick=driver.tick, seed=self.seed, config_digest=digest,

@@ -297,3 +297,29 @@ def test_provenance_says_why_a_replay_differs(tmp_path):
     (out / "provenance.json").write_text(json.dumps(dict(made, commit="0123456789abcdef")))
     r = runner.invoke(app, ["replay", str(out)])
     assert r.exit_code == 1 and "different code" in " ".join(r.output.split())
+
+
+@pytest.mark.ray
+@pytest.mark.parametrize(("moment", "nth"), [("start", 1), ("capture", 2), ("gather", 1)])
+@pytest.mark.parametrize("pipeline", ["shm", "tasks"])
+def test_a_group_lost_outside_a_tick_is_recovered(ray_session, tmp_path, moment, nth, pipeline):
+    """At start, while a checkpoint is captured, and while results are gathered after the last
+    tick: a lost group is an incident, the run rolls back and ends with the undisturbed
+    ledger."""
+    cfg = synthorg.load_config(STARTUP, ["runtime.agents_per_actor=7", "runtime.checkpoint_every=10",
+                                         f"runtime.pipeline={pipeline}"])
+    reference = synthorg.Simulation(cfg, seed=3, out=tmp_path / "ref").run(ticks=40)
+    sim = synthorg.Simulation(cfg, seed=3, out=tmp_path / "hit")
+    seen: list[str] = []
+
+    def hook(name: str) -> None:
+        seen.append(name)
+        if name == moment and seen.count(name) == nth:
+            os.kill(sim.backend.group_pids()[1], signal.SIGKILL)  # type: ignore[union-attr]
+
+    sim.fault_hook = hook
+    result = sim.run(ticks=40)
+    assert seen.count(moment) > nth  # it happened, and the run went through it again
+    assert result.summary.incidents >= 1
+    assert result.events.filter(pl.col("kind") == "incident").height >= 1
+    assert result.summary.ledger_sha256 == reference.summary.ledger_sha256
