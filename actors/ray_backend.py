@@ -7,7 +7,11 @@ import atexit
 import contextlib
 import logging
 import math
+import os
+import shutil
+import signal
 import socket
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -48,14 +52,21 @@ def ensure_ray(address: str | None = None, dashboard: bool = False, cpus: int | 
     if not ray.is_initialized():
         if address is not None:
             check_reachable(address)
+        ours = signal.getsignal(signal.SIGTERM)  # ray.init puts its own (sys.exit(15)) in place
+        # and its core's C handler would print a stack and abort on a SIGTERM while Ray starts
+        os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
         context = ray.init(address=address, include_dashboard=dashboard, num_cpus=cpus,
                            logging_level=logging.ERROR, log_to_driver=False,
                            _system_config=SYSTEM_CONFIG if address is None else None)
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, ours)
         _dashboard["url"] = context.dashboard_url or None
         raylets = [p.pid for p in psutil.Process().children(recursive=True)
                    if p.name() == "raylet"]
         if raylets:  # started here: ours to clean up after
-            atexit.register(_shutdown_and_clean, raylets)
+            node = getattr(ray._private.worker, "_global_node", None)
+            session = Path(node.get_session_dir_path()) if node is not None else None
+            atexit.register(_shutdown_and_clean, raylets, session)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
@@ -80,17 +91,26 @@ def check_reachable(address: str) -> None:
                           f"({exc.strerror or type(exc).__name__})") from None
 
 
-def _shutdown_and_clean(raylets: list[int]) -> None:
-    """Ray 2.60's object store never unlinks the POSIX semaphores of compiled-graph channels
-    (/dev/shm/sem.hdr<raylet pid>-*, sem.obj<raylet pid>-*: a page of memory each, dozens a
-    run). Once the raylet we started is gone, nothing else can use them."""
+def _shutdown_and_clean(raylets: list[int], session: Path | None) -> None:
+    """Stop the Ray we started and remove what it leaves: its session directory (logs and
+    sockets, under /tmp/ray), and the POSIX semaphores of compiled-graph channels that Ray
+    2.60's object store never unlinks (/dev/shm/sem.hdr<raylet pid>-*, sem.obj<raylet pid>-*:
+    a page of memory each, dozens a run). A second Ctrl-C meanwhile is ignored: shutting down
+    is what it would ask for."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
     ray.shutdown()  # before Ray's own exit hook: the raylet must be down first
+    if any(psutil.pid_exists(pid) for pid in raylets):
+        return  # not ours to clean while it runs
     for pid in raylets:
-        if psutil.pid_exists(pid):
-            continue
         for kind in ("hdr", "obj"):
             for sem in Path("/dev/shm").glob(f"sem.{kind}{pid}-*"):
                 sem.unlink(missing_ok=True)
+    if session is not None and session.name.startswith("session_"):
+        shutil.rmtree(session, ignore_errors=True)
+        latest = session.parent / "session_latest"
+        if latest.is_symlink() and not latest.exists():
+            latest.unlink(missing_ok=True)
 
 
 def pipeline_kind(asked: str, groups: int, cpus: float, one_machine: bool) -> str:

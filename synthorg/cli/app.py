@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -222,11 +224,19 @@ def bench(
                                      warmup=min(50, memory_ticks // 4))), flush=True)
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # as Ctrl-C: the run loop installs its own handler while it runs
+
+
 def main() -> None:
     debug = bool(os.environ.get("SYNTHORG_DEBUG"))
+    signal.signal(signal.SIGTERM, _terminate)  # during start-up too: exit 130, said so
     try:
         app(standalone_mode=True)
-    except SystemExit:
+    except SystemExit as exc:
+        if exc.code == signal.SIGTERM:  # Ray's own SIGTERM handler, while Ray starts
+            console.print("[yellow]interrupted[/]")
+            sys.exit(130)
         raise
     except MisuseError as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False)
@@ -234,6 +244,13 @@ def main() -> None:
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         sys.exit(130)
+    except OSError as exc:  # the run directory: full, read-only, not there
+        if debug:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        code = EXIT_FAILED if exc.errno in (errno.ENOSPC, errno.EDQUOT) else EXIT_MISUSE
+        console.print(f"[bold red]cannot write:[/] {where}{exc.strerror or exc}", highlight=False)
+        sys.exit(code)
     except (SynthorgError, Exception) as exc:  # a failed run: say what, no traceback
         if debug:
             raise

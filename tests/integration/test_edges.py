@@ -46,3 +46,62 @@ def test_a_fork_must_run_past_its_tick(tmp_path):
                             "--ticks", "30", "--out", str(tmp_path / "f")])
     assert r.exit_code == 2
     assert "--ticks (30) must be more than --at-tick (40)" in " ".join(r.output.split())
+
+
+@pytest.mark.parametrize("after", [0.05, 0.6, 2.0])
+def test_sigterm_while_starting_exits_130_and_says_so(tmp_path, after):
+    import signal
+
+    proc = subprocess.Popen([SYNTHORG, "run", str(STARTUP), "--out", str(tmp_path / "r"),
+                             "--ticks", "5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(after)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the run ended before the signal")  # a fast machine
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err and "SIGTERM received" not in err
+
+
+def test_a_run_that_started_ray_removes_its_session_directory(tmp_path):
+    sessions = Path("/tmp/ray")
+    before = set(sessions.glob("session_2*")) if sessions.is_dir() else set()
+    proc = subprocess.run([SYNTHORG, "run", str(STARTUP), "--ticks", "3", "--out",
+                           str(tmp_path / "r")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    after = set(sessions.glob("session_2*")) if sessions.is_dir() else set()
+    assert not (after - before)
+
+
+@pytest.fixture
+def tiny_mounts(tmp_path):
+    """A full (300 KB) and a read-only filesystem, or a skip where mounting is not allowed."""
+    full, ro = tmp_path / "full", tmp_path / "ro"
+    full.mkdir()
+    ro.mkdir()
+    made = []
+    for where, options in ((full, "size=300k"), (ro, "ro,size=1m")):
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            for m in made:
+                subprocess.run(["umount", str(m)], check=False)
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+        made.append(where)
+    yield full, ro
+    for m in made:
+        subprocess.run(["umount", str(m)], check=False)
+
+
+def test_a_full_disk_and_a_read_only_directory_give_one_clear_line(tiny_mounts):
+    full, ro = tiny_mounts
+    local = ["--set", "runtime.backend=local"]
+    proc = subprocess.run([SYNTHORG, "run", str(STARTUP), "--out", str(full / "r"), *local],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1
+    assert "No space left on device" in proc.stderr and "Traceback" not in proc.stderr
+    proc = subprocess.run([SYNTHORG, "run", str(STARTUP), "--out", str(ro / "r"), *local],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2
+    assert "Read-only file system" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,21 @@
+"""The `synthorg` command's entry point: it takes SIGTERM like Ctrl-C before anything heavy is
+imported, so a run stopped while it starts says so and exits 130."""
+
+from __future__ import annotations
+
+import signal
+import sys
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        from synthorg.cli.app import main as run
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    run()
