@@ -58,3 +58,20 @@ def interrupted_at(sim, ticks: int, at: int) -> None:
     except Stop:
         return
     raise AssertionError(f"the run ended before tick {at}")
+
+
+def killing_a_group(sim, at: int, group: int = 1):
+    """A tick callback that kills one group actor's process (SIGKILL) once tick `at` is done;
+    its `killed` list holds the pid."""
+    import signal
+
+    killed: list[int] = []
+
+    def kill(done: int, total: int) -> None:
+        if done == at and not killed:
+            pid = sim.backend.group_pids()[group]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    kill.killed = killed  # type: ignore[attr-defined]
+    return kill

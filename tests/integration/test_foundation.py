@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import synthorg
 from synthorg.cli.app import app
-from tests.conftest import ENTERPRISE, STARTUP
+from tests.conftest import ENTERPRISE, STARTUP, killing_a_group
 from tests.unit.test_actions import SLOW_TOOLS
 from tests.unit.test_scenario import SHOCKS
 
@@ -50,21 +50,12 @@ def test_slow_actions_and_a_scenario_on_ray_give_the_local_ledger(ray_session, t
 
 @pytest.mark.ray
 def test_a_killed_group_with_actions_in_flight_is_recovered(ray_session, tmp_path, local_hash):
-    import os
-
     cfg = synthorg.load_config(STARTUP, [*SLOW_TOOLS, *SHOCKS, "runtime.agents_per_actor=5",
                                          "runtime.checkpoint_every=10"])
     sim = synthorg.Simulation(cfg, seed=4, out=tmp_path / "crash")
-    killed: list[int] = []
-
-    def kill_one(done: int, total: int) -> None:
-        if done == 33 and not killed:
-            pid = sim.backend.group_pids()[1]  # type: ignore[union-attr]
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
-
-    result = sim.run(ticks=80, on_tick=kill_one)
-    assert killed and result.summary.incidents >= 1
+    kill = killing_a_group(sim, at=33)
+    result = sim.run(ticks=80, on_tick=kill)
+    assert kill.killed and result.summary.incidents >= 1  # type: ignore[attr-defined]
     assert result.summary.ledger_sha256 == local_hash
 
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import synthorg
 from synthorg.cli.app import app
 from synthorg.sim.checkpoint import FORMAT
-from tests.conftest import ENTERPRISE, STARTUP
+from tests.conftest import ENTERPRISE, STARTUP, killing_a_group
 
 runner = CliRunner()
 SYNTHORG = str(Path(sys.executable).with_name("synthorg"))
@@ -119,17 +119,10 @@ def test_a_killed_group_actor_is_recovered(ray_session, tmp_path, pipeline):
     cfg = synthorg.load_config(STARTUP, overrides)
     reference = synthorg.Simulation(cfg, seed=3, out=tmp_path / "ref").run(ticks=60)
     sim = synthorg.Simulation(cfg, seed=3, out=tmp_path / "crash")
-    killed: list[int] = []
-
-    def kill_one(done: int, total: int) -> None:
-        if done == 25 and not killed:
-            pid = sim.backend.group_pids()[1]  # type: ignore[union-attr]
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
-
-    result = sim.run(ticks=60, on_tick=kill_one)
+    kill = killing_a_group(sim, at=25)
+    result = sim.run(ticks=60, on_tick=kill)
     s = result.summary
-    assert killed and s.incidents >= 1
+    assert kill.killed and s.incidents >= 1  # type: ignore[attr-defined]
     assert s.conservation_ok
     assert result.events.filter(pl.col("kind") == "incident").height >= 1
     tasks = result.tasks
