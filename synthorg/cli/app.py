@@ -162,10 +162,16 @@ def replay(
     address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
 ) -> None:
     """Re-run a run's resolved config and seed; exit 0 if ledger_sha256 matches, 1 if not."""
+    from synthorg.sim import manifest
+
     resolved, summary_file = run_dir / "config.resolved.yaml", run_dir / "summary.json"
     for f in (resolved, summary_file):
         if not f.is_file():
             raise _fail(f"{f}: not found (is {run_dir} a run directory?)", EXIT_MISUSE)
+        try:
+            manifest.verify(f)
+        except MisuseError as exc:
+            raise _fail(str(exc), EXIT_MISUSE) from None
     try:
         recorded = json.loads(summary_file.read_text())
         expected = recorded["ledger_sha256"]

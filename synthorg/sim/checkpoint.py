@@ -26,6 +26,7 @@ import numpy as np
 from synthorg.engine.queues import TaskQueues
 from synthorg.errors import MisuseError
 from synthorg.ledger.ledger import PARTS_DIR, ShardTotals, file_digest
+from synthorg.sim import manifest
 from synthorg.sim.channels import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
@@ -94,10 +95,12 @@ def write(run_dir: Path, ck: Checkpoint) -> Path:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, path)
+    manifest.record(path.parent, [path])
     return path
 
 
 def read(path: Path) -> Checkpoint:
+    manifest.verify(path)
     try:
         blob = path.read_bytes()
     except FileNotFoundError:
@@ -106,7 +109,12 @@ def read(path: Path) -> Checkpoint:
 
 
 def latest(run_dir: Path) -> Path:
+    """The newest checkpoint its manifest lists (one written but not yet listed when the run
+    died is passed over)."""
     found = sorted((run_dir / DIR_NAME).glob("tick-*.ckpt"))
+    listed = manifest.read(run_dir / DIR_NAME)
+    if listed is not None:
+        found = [f for f in found if f.name in listed]
     if not found:
         raise CheckpointError(f"{run_dir}: no checkpoint to resume from "
                               "(set runtime.checkpoint_every to write them)")

@@ -23,7 +23,7 @@ from synthorg.sim.checkpoint import DIR_NAME as CHECKPOINTS_DIR
 LOCK = ".synthorg.lock"
 RESULTS = ("summary.json", "events.parquet", "tasks.parquet", "agents.parquet",
            "actions.parquet", "timeseries.parquet", "config.resolved.yaml", "provenance.json",
-           PARTS_DIR, CHECKPOINTS_DIR)
+           "manifest.json", PARTS_DIR, CHECKPOINTS_DIR)
 
 
 @contextlib.contextmanager

@@ -40,7 +40,7 @@ from synthorg.ledger.tables import (
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.org.timeline import OrgTimeline
 from synthorg.sim import checkpoint as ckpt
-from synthorg.sim import provenance
+from synthorg.sim import manifest, provenance
 from synthorg.sim.backend import Backend, RunPlan, expected_work, group_bounds, local_cpus
 from synthorg.sim.driver import Driver
 from synthorg.sim.local import LocalBackend
@@ -50,6 +50,9 @@ from synthorg.sim.summary import Summary, summarise
 # Backends outside the domain package are found by name so synthorg/ never imports actors/.
 BACKENDS = {"ray": "actors.ray_backend:RayBackend"}
 MAX_RECOVERIES = 5
+# what a finished run leaves in its directory (and lists in its manifest)
+OUTPUTS = ("summary.json", "config.resolved.yaml", "provenance.json", "events.parquet",
+           "tasks.parquet", "agents.parquet", "actions.parquet", "timeseries.parquet")
 
 TickCallback = Callable[[int, int], None]
 
@@ -307,6 +310,7 @@ class Simulation:
                                          / max(tick_seconds, 1e-9), 1),
         )
         (self.out / "summary.json").write_text(json.dumps(summary.model_dump(), indent=2) + "\n")
+        manifest.record(self.out, [self.out / name for name in OUTPUTS])
         return RunResult(summary=summary, run_dir=self.out)
 
     def _write_resolved(self, ticks: int) -> None:

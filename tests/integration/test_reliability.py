@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import synthorg
 from synthorg.cli.app import app
 from synthorg.sim.checkpoint import FORMAT
-from tests.conftest import ENTERPRISE, STARTUP, killing_a_group
+from tests.conftest import ENTERPRISE, STARTUP, interrupted_at, killing_a_group
 
 runner = CliRunner()
 SYNTHORG = str(Path(sys.executable).with_name("synthorg"))
@@ -96,6 +96,11 @@ def test_corrupted_checkpoint_is_reported(tmp_path):
     blob = bytearray(latest.read_bytes())
     blob[-10] ^= 0xFF
     latest.write_bytes(bytes(blob))
+    r = runner.invoke(app, ["resume", str(out)])
+    assert r.exit_code == 2
+    assert "changed or truncated since its run wrote it" in " ".join(r.output.split())
+    # without the manifest (lost, or rewritten), the checkpoint's own header still checks
+    (out / "checkpoints" / "manifest.json").unlink()
     r = runner.invoke(app, ["resume", str(out)])
     assert r.exit_code == 2
     assert "corrupted" in r.output
@@ -206,6 +211,10 @@ def test_a_crafted_checkpoint_cannot_run_code(tmp_path):
     latest = sorted((out / "checkpoints").glob("*.ckpt"))[-1]
     marker = tmp_path / "pwned"
     _forge(latest, pickle.dumps(_Payload(marker)))
+    r = runner.invoke(app, ["resume", str(out)])
+    assert r.exit_code == 2 and "changed or truncated" in " ".join(r.output.split())
+    # an attacker who can write the checkpoint can write its manifest too: the format holds
+    (out / "checkpoints" / "manifest.json").unlink()
     for args in (["resume", str(out)],
                  ["run", str(STARTUP), "--from", str(out), "--at-tick", "20", "--out",
                   str(tmp_path / "fork")]):
@@ -282,8 +291,13 @@ def test_provenance_says_why_a_replay_differs(tmp_path):
     made = json.loads((out / "provenance.json").read_text())
     assert made["synthorg"] and made["python"] and made["dependencies"]["ray"]
     assert len(made["config_digest"]) == 16
+    from synthorg.sim import manifest
+
     summary = json.loads((out / "summary.json").read_text())
     (out / "summary.json").write_text(json.dumps(dict(summary, ledger_sha256="0" * 64)))
+    r = runner.invoke(app, ["replay", str(out)])
+    assert r.exit_code == 2 and "summary.json: changed or truncated" in " ".join(r.output.split())
+    manifest.record(out, [out / "summary.json"])  # as if that run had recorded this ledger
     r = runner.invoke(app, ["replay", str(out)])
     assert r.exit_code == 1
     assert "same code and config: a determinism bug" in " ".join(r.output.split())
@@ -316,3 +330,23 @@ def test_a_group_lost_outside_a_tick_is_recovered(ray_session, tmp_path, moment,
     assert result.summary.incidents >= 1
     assert result.events.filter(pl.col("kind") == "incident").height >= 1
     assert result.summary.ledger_sha256 == reference.summary.ledger_sha256
+
+
+def test_a_checkpoint_its_manifest_does_not_list_is_passed_over(tmp_path):
+    """A run that died between writing a checkpoint and listing it resumes from the one
+    before, to the same ledger."""
+    import json
+
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", "runtime.checkpoint_every=10",
+                                         "simulation.ticks=45"])
+    whole = synthorg.Simulation(cfg, seed=8, out=tmp_path / "whole").run(ticks=45)
+    out = tmp_path / "cut"
+    sim = synthorg.Simulation(cfg, seed=8, out=out)
+    interrupted_at(sim, 45, at=35)
+    listed = out / "checkpoints" / "manifest.json"
+    names = json.loads(listed.read_text())
+    assert "tick-00000030.ckpt" in names
+    del names["tick-00000030.ckpt"]
+    listed.write_text(json.dumps(names))
+    resumed = synthorg.Simulation(cfg, seed=8, out=out).resume()
+    assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256

@@ -204,3 +204,13 @@ def test_a_step_that_draws_the_next_arrivals_steps_as_before(tmp_path):
     assert len(arrivals) > 0 and np.array_equal(arrivals, plain.draw_ahead(3))
     with pytest.raises(RuntimeError, match="tick 4"):
         drawing.drawn_ahead(4)
+
+
+def test_agents_per_actor_is_capped_so_a_big_company_never_starts_a_process_per_agent():
+    from synthorg.sim.backend import MAX_GROUPS
+
+    bounds = group_bounds(10_000, 1, workers=2)
+    assert len(bounds) == MAX_GROUPS == 64
+    assert bounds[0][0] == 0 and bounds[-1][1] == 10_000
+    assert all(lo < hi for lo, hi in bounds)
+    assert len(group_bounds(12, 1, workers=2)) == 12  # below the cap, as asked
