@@ -27,9 +27,9 @@ Decide = Callable[[np.ndarray], "list[Outcome] | Awaitable[list[Outcome]]"]
 
 
 class Executor(Protocol):
-    async def run(self, actions: np.ndarray) -> list[Outcome]:
-        """Each action's outcome, in the order given. Raising fails the whole batch (each
-        action is then recorded as failed)."""
+    async def run(self, actions: np.ndarray, arguments: list[str]) -> list[Outcome]:
+        """Each action's outcome, in the order given; `arguments`: each call's arguments as
+        JSON text. Raising fails the whole batch (each action is then recorded as failed)."""
 
 
 async def each_call(actions: np.ndarray, call: Callable[[np.void], Awaitable[Outcome]],
@@ -60,7 +60,7 @@ class DelayExecutor:
         self._clock = random.Random()  # wall-clock jitter only; never reaches an outcome
         self._limit: asyncio.Semaphore | None = None
 
-    async def run(self, actions: np.ndarray) -> list[Outcome]:
+    async def run(self, actions: np.ndarray, arguments: list[str]) -> list[Outcome]:
         if self._limit is None:  # made in the runner's event loop
             self._limit = asyncio.Semaphore(self._spec.max_in_flight)
         return await each_call(actions, self._call, self._limit, self._spec.timeout_s)
@@ -80,7 +80,7 @@ class ApprovalDesk:
     def __init__(self, decide: Decide) -> None:
         self._decide = decide
 
-    async def run(self, actions: np.ndarray) -> list[Outcome]:
+    async def run(self, actions: np.ndarray, arguments: list[str]) -> list[Outcome]:
         answer = self._decide(actions)
         if inspect.isawaitable(answer):
             answer = await answer

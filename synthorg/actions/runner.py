@@ -39,14 +39,17 @@ class ActionRunner:
     def idle(self) -> bool:
         return not self._flying and not self._landed
 
-    def issue(self, actions: np.ndarray) -> None:
-        """Start the actions (ACTION_DTYPE rows with `due` set, status issued)."""
+    def issue(self, actions: np.ndarray, arguments: Mapping[int, str] | None = None) -> None:
+        """Start the actions (ACTION_DTYPE rows with `due` set, status issued); `arguments`:
+        the JSON arguments of those that have some, by call id."""
         if not len(actions):
             return
         loop = self._event_loop()
+        arguments = arguments or {}
         for executor in np.unique(actions["executor"]).tolist():
             rows = take(actions, actions["executor"] == executor)
-            run = self._executors[executor].run(rows)
+            run = self._executors[executor].run(
+                rows, [arguments.get(call, "{}") for call in rows["call"].tolist()])
             future = asyncio.run_coroutine_threadsafe(_guarded(run, len(rows)), loop)
             self._flying.append((int(rows["due"].min()), rows, future))
 

@@ -18,4 +18,8 @@ def main() -> None:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
-    run()
+    try:
+        run()
+    finally:  # the command is done: a signal now would only break the shutdown
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from collections import Counter
 from typing import Annotated, Literal
 
@@ -75,6 +76,9 @@ class AgentSpec(Frozen):
         return self.seniority
 
 
+ARGUMENT_FIELDS = frozenset({"task", "type", "agent", "department", "tick"})
+
+
 class ToolSpec(Frozen):
     name: Identifier
     description: str = ""
@@ -89,8 +93,24 @@ class ToolSpec(Frozen):
         default=None, description="name of an entry of `executors` that runs this tool's calls "
         "as actions with a lifecycle (their results arrive at a tick the simulation fixes); "
         "none: the call is simulated in-process and takes effect in its tick")
+    arguments: dict[Identifier, Annotated[str, Field(max_length=1000)]] = Field(
+        default_factory=dict, description="the arguments of a call run by an executor, each a "
+        "template over {task}, {type}, {agent}, {department}, {tick}")
     input_schema: dict[str, object] = Field(default_factory=dict)
     output_schema: dict[str, object] = Field(default_factory=dict)
+
+    @field_validator("arguments")
+    @classmethod
+    def _known_fields(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, template in value.items():
+            try:
+                used = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+            except ValueError as exc:
+                raise ValueError(f"arguments.{name}: {exc}") from None
+            if used - ARGUMENT_FIELDS:
+                raise ValueError(f"arguments.{name}: unknown field(s) {sorted(used - ARGUMENT_FIELDS)}"
+                                 f" (known: {sorted(ARGUMENT_FIELDS)})")
+        return value
 
 
 class TaskTypeSpec(Frozen):

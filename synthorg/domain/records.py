@@ -84,6 +84,10 @@ ACTION_DTYPE = np.dtype(
 )
 CALL_TICK_SHIFT = 32
 
+# A call's arguments (a side table of the actions): its JSON text's length and a 64-bit digest
+# of it, hashed with the ledger; the text itself travels beside, in the same order.
+ARGUMENT_DTYPE = np.dtype([("call", "<i8"), ("size", "<i4"), ("digest", "<u8")])
+
 # One row per tick, department and group (summed over groups for timeseries.parquet): not
 # part of the ledger hash, whose rows do not depend on how agents are grouped.
 TIMESERIES_DTYPE = np.dtype(

@@ -7,6 +7,8 @@ over messages, task hand-overs and org changes, never over all agents.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +26,7 @@ from synthorg.domain.enums import (
 )
 from synthorg.domain.records import (
     ACTION_DTYPE,
+    ARGUMENT_DTYPE,
     MESSAGE_DTYPE,
     RESULT_DTYPE,
     TIMESERIES_DTYPE,
@@ -49,6 +52,8 @@ from synthorg.secops.office import GRANTED
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
+_NO_ARGUMENTS = np.zeros(0, dtype=ARGUMENT_DTYPE)
+_NO_TEXT = np.zeros(0, dtype=np.uint8)
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +66,9 @@ class GroupTick:
     events: np.ndarray  # EVENT_DTYPE, sorted by (actor, seq)
     results: np.ndarray  # RESULT_DTYPE, finished tasks
     issued: np.ndarray  # ACTION_DTYPE: actions issued this tick, for the runner
+    arguments: np.ndarray  # ARGUMENT_DTYPE: the side table of the calls issued this tick
+    argument_text: np.ndarray  # uint8: their JSON texts, one after the other
+    call_arguments: dict[int, str]  # call id -> its arguments, for the executors
     delivered: np.ndarray  # ACTION_DTYPE: actions whose outcome arrived this tick
     timeseries: np.ndarray  # TIMESERIES_DTYPE: one row per department
 
@@ -80,6 +88,7 @@ class AgentGroup:
                                     for e in directory.executor_ids[:-1]),
                                   max(1, config.policies.approvals.delay_ticks)], dtype=np.int32)
         self.approvals = len(directory.executor_ids) - 1
+        self._templates = [dict(t.arguments) for t in config.tools]
         self.use(directory)
 
     def use(self, directory: OrgDirectory) -> None:
@@ -148,6 +157,7 @@ class AgentGroup:
         spend += self.payroll
         issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool, down, ev,
                                       out, results, spend)
+        arguments, text, by_call = self._arguments(tick, issued)
 
         cycle.enter(LoopPhase.reflect)
         acted = rows[action != ActionKind.none.value]
@@ -157,7 +167,7 @@ class AgentGroup:
 
         loads_out = a.queues.length + (a.state != WorkState.idle.value)
         return GroupTick(out.collect(), loads_out.astype(np.int32), spend, ev.collect(),
-                         results.collect(), issued, landed,
+                         results.collect(), issued, arguments, text, by_call, landed,
                          self._timeseries(tick, busy, escalated, spend))
 
     def _timeseries(self, tick: int, busy: np.ndarray, escalated: np.ndarray,
@@ -520,6 +530,33 @@ class AgentGroup:
         rows["due"] = tick + self._latency[executor]
         rows["status"] = ActionStatus.issued
         return rows
+
+    def _arguments(self, tick: int, issued: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+        """The arguments of the tool calls among `issued` (approvals have none), from their
+        tools' templates: the side-table rows, their JSON texts, and the texts by call."""
+        calls = take(issued, issued["executor"] != self.approvals) if len(issued) else issued
+        if not len(calls):
+            return _NO_ARGUMENTS, _NO_TEXT, {}
+        d = self.dir
+        local = calls["agent"] - self.lo
+        types, depts = self.a.cur["type"][local].tolist(), self.dept[local].tolist()
+        texts = []
+        for agent, task, tool, t, k in zip(calls["agent"].tolist(), calls["task"].tolist(),
+                                           calls["tool"].tolist(), types, depts, strict=True):
+            fields = {"task": task, "type": d.type_ids[t], "agent": d.agent_ids[agent],
+                      "department": d.dept_ids[k], "tick": tick}
+            texts.append(json.dumps({name: template.format(**fields) for name, template
+                                     in self._templates[tool].items()},
+                                    sort_keys=True, separators=(",", ":")))
+        encoded = [t.encode() for t in texts]
+        rows = np.zeros(len(calls), dtype=ARGUMENT_DTYPE)
+        rows["call"] = calls["call"]
+        rows["size"] = [len(b) for b in encoded]
+        rows["digest"] = [int.from_bytes(hashlib.blake2b(b, digest_size=8).digest(), "little")
+                          for b in encoded]
+        return (rows, np.frombuffer(b"".join(encoded), dtype=np.uint8),
+                dict(zip(calls["call"].tolist(), texts, strict=True)))
 
     def _close(self, local: np.ndarray, tick: int, status: TaskStatus,
                reason: FailReason | np.ndarray, ev: EventBuffer, results: ResultBuffer) -> None:

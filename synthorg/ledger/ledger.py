@@ -27,6 +27,7 @@ import polars as pl
 from synthorg.domain.enums import ActionStatus, EventKind, MessageKind, TaskStatus
 from synthorg.domain.records import (
     ACTION_DTYPE,
+    ARGUMENT_DTYPE,
     EVENT_DTYPE,
     RESULT_DTYPE,
     TASK_DTYPE,
@@ -38,9 +39,10 @@ PARTS_DIR = "ledger-parts"
 PART_SUFFIX = ".npy"
 # hashed: what happened, the same rows however agents are grouped
 STREAMS = {"events": EVENT_DTYPE, "results": RESULT_DTYPE, "created": TASK_DTYPE,
-           "actions": ACTION_DTYPE}
+           "actions": ACTION_DTYPE, "arguments": ARGUMENT_DTYPE}
 # kept beside them, not hashed: rows per group (summed over groups when tables are written)
-AUX_STREAMS = {"timeseries": TIMESERIES_DTYPE}
+AUX_STREAMS = {"timeseries": TIMESERIES_DTYPE,
+               "argument_text": np.dtype(np.uint8)}  # the arguments' JSON, row after row
 PART_STREAMS = {**STREAMS, **AUX_STREAMS}
 _MESSAGE_KINDS = len(MessageKind)
 # ticks fingerprinted together: the fingerprint's numpy calls cost ~0.5M instructions whatever
@@ -206,18 +208,22 @@ class LedgerShard:
 
     def append(self, events: np.ndarray, results: np.ndarray,
                created: np.ndarray | None = None, actions: np.ndarray | None = None,
-               timeseries: np.ndarray | None = None) -> None:
+               timeseries: np.ndarray | None = None, arguments: np.ndarray | None = None,
+               argument_text: np.ndarray | None = None) -> None:
         """One tick's rows from this shard: events sorted by (actor, seq)."""
         created = np.zeros(0, TASK_DTYPE) if created is None else created
         actions = np.zeros(0, ACTION_DTYPE) if actions is None else actions
+        arguments = np.zeros(0, ARGUMENT_DTYPE) if arguments is None else arguments
         t = self._totals
-        streams = (events, results, created, actions)
+        streams = (events, results, created, actions, arguments)
         for stream, (name, rows) in enumerate(zip(STREAMS, streams, strict=True)):
             if len(rows):
                 self._unhashed[stream].append(rows)
                 self._buffers[name].append(rows)
         if timeseries is not None and len(timeseries):
             self._buffers["timeseries"].append(timeseries)
+        if argument_text is not None and len(argument_text):
+            self._buffers["argument_text"].append(argument_text)
         self._appends_unhashed += 1
         if self._appends_unhashed >= HASH_EVERY:
             self._hash()

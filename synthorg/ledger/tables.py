@@ -28,7 +28,7 @@ from synthorg.domain.records import (
     TIMESERIES_DTYPE,
     dept_actor,
 )
-from synthorg.ledger.ledger import frame_of, read_part
+from synthorg.ledger.ledger import PARTS_DIR, frame_of, part_files, read_part
 from synthorg.org.directory import MICRO, NEVER, OrgDirectory
 
 
@@ -132,10 +132,29 @@ def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory) 
     return frame
 
 
+def arguments_frame(parts: Path) -> pl.LazyFrame:
+    """(call, arguments) of every call that has a side-table row: each `arguments` part and
+    the `argument_text` part of the same shard and number hold the rows and their texts."""
+    calls, texts = [], []
+    for rows_file in part_files(parts, "arguments"):
+        rows = read_part(rows_file)
+        text = read_part(rows_file.with_name(rows_file.name.replace("arguments-",
+                                                                    "argument_text-", 1)))
+        ends = np.cumsum(rows["size"])
+        blob = bytes(text)
+        calls.append(np.asarray(rows["call"]))
+        texts += [blob[e - n:e].decode() for e, n in zip(ends.tolist(), rows["size"].tolist(),
+                                                         strict=True)]
+    return pl.DataFrame({"call": np.concatenate(calls) if calls else np.zeros(0, np.int64),
+                         "arguments": pl.Series(texts, dtype=pl.String)}).lazy()
+
+
 def write_actions(out: Path, files: list[Path], d: OrgDirectory) -> None:
-    """actions.parquet: one row per action whose outcome was delivered, by call id."""
+    """actions.parquet: one row per action whose outcome was delivered, by call id, with the
+    call's arguments (null for approvals)."""
     (
         _scan(files, ACTION_DTYPE)
+        .join(arguments_frame(out / PARTS_DIR), on="call", how="left")
         .sort("call")
         .with_columns(
             pl.col("agent").replace_strict(dict(enumerate(d.agent_ids)), return_dtype=pl.String),

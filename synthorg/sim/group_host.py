@@ -145,7 +145,7 @@ class GroupHost:
         landed = self.actions.due(tick)  # waits for the outcomes due now
         out = self.group.step(tick, merge_inbox(got["messages"]), all_loads, self.dept_spent,
                               self.secops, landed, self.timeline.tools_down(tick), org)
-        self.actions.issue(out.issued)
+        self.actions.issue(out.issued, out.call_arguments)
         if draw_next:
             self.draw_ahead(tick + 1)
         # routing last: with claims, the group that is done with its agents first takes more
@@ -195,7 +195,8 @@ class GroupHost:
             join([creation_events(tick, arrivals, here), *([shocks] if shocks is not None else []),
                   *events, out.events], EVENT_DTYPE),
             join([*failed, out.results], RESULT_DTYPE), take(arrivals, here),
-            actions=out.delivered, timeseries=out.timeseries)
+            actions=out.delivered, timeseries=out.timeseries, arguments=out.arguments,
+            argument_text=out.argument_text)
 
     def draw_ahead(self, tick: int) -> np.ndarray:
         """Draw the arrivals of `tick`, the next to step, now (and return them): its step

@@ -4,6 +4,7 @@ clock did; failures and time-outs are recorded outcomes."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import numpy as np
@@ -23,6 +24,7 @@ SLOW_TOOLS = [
     "executors={slow: {kind: delay, max_in_flight: 3, latency_ticks: 2, sleep_s: [0, 0.02], "
     "fail_probability: 0.2}}",
     "tools.code_editor.executor=slow",
+    "tools.code_editor.arguments={path: 'src/{type}/{task}.py', author: '{agent}'}",
     "tools.deploy.executor=slow",
 ]
 
@@ -35,12 +37,12 @@ def _actions(tick: int, agents: list[int], due: int, executor: int = 0) -> np.nd
 
 
 class Raising:
-    async def run(self, actions: np.ndarray) -> list[Outcome]:
+    async def run(self, actions: np.ndarray, arguments: list[str]) -> list[Outcome]:
         raise RuntimeError("the executor broke")
 
 
 class Hanging:
-    async def run(self, actions: np.ndarray) -> list[Outcome]:
+    async def run(self, actions: np.ndarray, arguments: list[str]) -> list[Outcome]:
         await asyncio.sleep(0.05)
         return [(int(ActionStatus.succeeded), 1.0)]  # one outcome for several actions
 
@@ -116,6 +118,17 @@ def test_actions_are_recorded_with_their_lifecycle(slow_run):
     assert set(actions["tool"]) <= {"code_editor", "deploy"}
     assert set(actions["status"]) == {"succeeded", "failed"}
     assert (actions["due_tick"] - actions["issued_tick"] == 2).all()
+    edits = actions.filter(pl.col("tool") == "code_editor")
+    assert edits.height > 0
+    for row in edits.iter_rows(named=True):
+        assert json.loads(row["arguments"]) == {
+            "path": f"src/{slow_run.tasks.filter(pl.col('task') == row['task'])['type'][0]}/"
+                    f"{row['task']}.py", "author": row["agent"]}
+    for row in actions.filter(pl.col("tool") == "deploy").iter_rows(named=True):
+        assert json.loads(row["arguments"]) == {"service": "operations",  # the template's
+                                                "change": f"release-{row['task']}"}
+    assert every.filter(pl.col("executor") == "approvals")["arguments"].null_count() == \
+        every.filter(pl.col("executor") == "approvals").height
     events = slow_run.events
     assert events.filter(pl.col("kind") == "action_failed").height > 0
     done = events.filter(pl.col("kind") == "action_done")
@@ -171,3 +184,15 @@ def test_checkpoints_carry_actions_in_flight(tmp_path):
 def test_an_unknown_executor_is_named(tmp_path):
     with pytest.raises(synthorg.errors.ConfigError, match=r"tools\[0\]\.executor"):
         synthorg.load_config(STARTUP, ["tools.code_editor.executor=nope"])
+
+
+def test_arguments_are_part_of_the_ledger(slow_run, tmp_path):
+    """The same calls with other arguments are another ledger: the side table is hashed."""
+    other = _run(tmp_path / "other", ["tools.code_editor.arguments={path: 'lib/{task}.py'}"])
+    assert other.summary.tool_calls == slow_run.summary.tool_calls
+    assert other.summary.ledger_sha256 != slow_run.summary.ledger_sha256
+
+
+def test_an_argument_template_with_an_unknown_field_is_named():
+    with pytest.raises(synthorg.errors.ConfigError, match=r"arguments.path: unknown field"):
+        synthorg.load_config(STARTUP, ["tools.code_editor.arguments={path: '{secret}'}"])
