@@ -78,6 +78,7 @@ ACTION_DTYPE = np.dtype(
         ("task", "<i8"),
         ("tool", "<i4"),
         ("executor", "<i4"),
+        ("verdict", "<i1"),  # SecOps's on the call: allow (a tool call), escalate (an approval)
         ("status", "<i1"),  # ActionStatus
         ("value", "<f8"),  # the outcome's value (the tool's result, as a number)
     ]

@@ -527,6 +527,8 @@ class AgentGroup:
         rows["task"] = self.a.cur["task"][local]
         rows["tool"] = tool
         rows["executor"] = executor
+        rows["verdict"] = np.where(rows["executor"] == self.approvals, Verdict.escalate.value,
+                                   Verdict.allow.value)
         rows["due"] = tick + self._latency[executor]
         rows["status"] = ActionStatus.issued
         return rows

@@ -16,6 +16,7 @@ from synthorg.domain.enums import (
     Priority,
     Seniority,
     TaskStatus,
+    Verdict,
     WorkState,
 )
 from synthorg.domain.records import (
@@ -162,6 +163,7 @@ def write_actions(out: Path, files: list[Path], d: OrgDirectory) -> None:
             pl.col("executor").replace_strict(dict(enumerate(d.executor_ids)),
                                               return_dtype=pl.String),
             pl.col("status").replace_strict(_names(ActionStatus), return_dtype=pl.String),
+            pl.col("verdict").replace_strict(_names(Verdict), return_dtype=pl.String),
         )
         .rename({"call": "call_id", "tick": "issued_tick", "due": "due_tick"})
         .sink_parquet(out / "actions.parquet")

@@ -117,6 +117,8 @@ def test_actions_are_recorded_with_their_lifecycle(slow_run):
     actions = every.filter(pl.col("executor") == "slow")
     assert set(actions["tool"]) <= {"code_editor", "deploy"}
     assert set(actions["status"]) == {"succeeded", "failed"}
+    assert set(actions["verdict"]) == {"allow"}
+    assert set(every.filter(pl.col("executor") == "approvals")["verdict"]) == {"escalate"}
     assert (actions["due_tick"] - actions["issued_tick"] == 2).all()
     edits = actions.filter(pl.col("tool") == "code_editor")
     assert edits.height > 0
