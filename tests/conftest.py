@@ -75,3 +75,24 @@ def killing_a_group(sim, at: int, group: int = 1):
 
     kill.killed = killed  # type: ignore[attr-defined]
     return kill
+
+
+def run_until_checkpoints(args: list[str], out: Path, checkpoints: int):
+    """Start `synthorg run` (args after `run`) in a process of its own and return it once `out`
+    holds `checkpoints` checkpoints (the test then kills or signals it)."""
+    import subprocess
+    import sys
+    import time
+
+    exe = str(Path(sys.executable).with_name("synthorg"))
+    proc = subprocess.Popen([exe, "run", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        if len(list((out / "checkpoints").glob("*.ckpt"))) >= checkpoints:
+            return proc
+        if proc.poll() is not None:
+            pytest.fail(f"run ended before it could be interrupted: {proc.stderr.read()}")
+        time.sleep(0.02)
+    proc.kill()
+    pytest.fail("no checkpoint appeared")

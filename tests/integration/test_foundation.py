@@ -4,9 +4,7 @@ an in-process run, across layouts, pipelines, a killed worker and a killed drive
 from __future__ import annotations
 
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +12,7 @@ from typer.testing import CliRunner
 
 import synthorg
 from synthorg.cli.app import app
-from tests.conftest import ENTERPRISE, STARTUP, killing_a_group
+from tests.conftest import ENTERPRISE, STARTUP, killing_a_group, run_until_checkpoints
 from tests.unit.test_actions import SLOW_TOOLS
 from tests.unit.test_scenario import SHOCKS
 
@@ -93,16 +91,10 @@ def test_kill_9_with_actions_pending_then_resume(tmp_path):
                  "executors.slow.sleep_s=[0.0, 0.004]", "executors.slow.max_in_flight=512"]
     reference = _hash(tmp_path, "ref", overrides, config=ENTERPRISE, seed=2, ticks=60)
     out = tmp_path / "killed"
-    args = [SYNTHORG, "run", str(ENTERPRISE), "--out", str(out), "--seed", "2", "--ticks", "60"]
+    args = [str(ENTERPRISE), "--out", str(out), "--seed", "2", "--ticks", "60"]
     for o in overrides:
         args += ["--set", o]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 240
-    while len(list((out / "checkpoints").glob("*.ckpt"))) < 3:
-        if proc.poll() is not None:
-            pytest.fail(f"run ended before it could be killed: {proc.stderr.read()}")
-        assert time.monotonic() < deadline, "no checkpoint appeared"
-        time.sleep(0.02)
+    proc = run_until_checkpoints(args, out, 3)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert not (out / "summary.json").exists()

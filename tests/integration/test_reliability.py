@@ -16,7 +16,13 @@ from typer.testing import CliRunner
 import synthorg
 from synthorg.cli.app import app
 from synthorg.sim.checkpoint import FORMAT
-from tests.conftest import ENTERPRISE, STARTUP, interrupted_at, killing_a_group
+from tests.conftest import (
+    ENTERPRISE,
+    STARTUP,
+    interrupted_at,
+    killing_a_group,
+    run_until_checkpoints,
+)
 
 runner = CliRunner()
 SYNTHORG = str(Path(sys.executable).with_name("synthorg"))
@@ -30,17 +36,8 @@ def _reference_hash(tmp_path: Path) -> str:
 
 
 def _start_and_wait(out: Path, min_checkpoints: int) -> subprocess.Popen:
-    proc = subprocess.Popen([SYNTHORG, "run", str(ENTERPRISE), "--out", str(out), *LONG_LOCAL],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        if len(list((out / "checkpoints").glob("*.ckpt"))) >= min_checkpoints:
-            return proc
-        if proc.poll() is not None:
-            pytest.fail(f"run ended before it could be interrupted: {proc.stderr.read()}")
-        time.sleep(0.05)
-    proc.kill()
-    pytest.fail("no checkpoint appeared")
+    return run_until_checkpoints([str(ENTERPRISE), "--out", str(out), *LONG_LOCAL], out,
+                                 min_checkpoints)
 
 
 def test_kill_9_then_resume_gives_the_uninterrupted_ledger(tmp_path):
