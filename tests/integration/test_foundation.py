@@ -4,7 +4,6 @@ an in-process run, across layouts, pipelines, a killed worker and a killed drive
 from __future__ import annotations
 
 import signal
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,6 @@ from tests.unit.test_actions import SLOW_TOOLS
 from tests.unit.test_scenario import SHOCKS
 
 runner = CliRunner()
-SYNTHORG = str(Path(sys.executable).with_name("synthorg"))
 
 
 def _hash(tmp: Path, name: str, overrides: list[str], config: Path = STARTUP, seed: int = 4,
