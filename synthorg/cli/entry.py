@@ -3,6 +3,7 @@ imported, so a run stopped while it starts says so and exits 130."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
@@ -16,7 +17,9 @@ def main() -> None:
     try:
         from synthorg.cli.app import main as run
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        # straight to the descriptor: an import the signal cut short may have left
+        # sys.stderr redirected
+        os.write(2, b"interrupted\n")
         sys.exit(130)
     try:
         run()
