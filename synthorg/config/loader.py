@@ -153,12 +153,13 @@ def _bounded_yaml(text: str, source: str) -> tuple[object, yaml.Node | None]:
     aliases expanded, before anything is built from it. Duplicate keys are an error."""
     if len(text) > limit("SYNTHORG_MAX_CONFIG_BYTES"):
         raise ConfigError(source, [over("characters", len(text), "SYNTHORG_MAX_CONFIG_BYTES")])
+    loader = BoundedLoader(text)
     try:
-        node = yaml.compose(text, Loader=BoundedLoader)
+        node = loader.get_single_node()
         if node is None:
             return None, None
         check_nodes(node, source)
-        return yaml.load(text, Loader=BoundedLoader), node
+        return loader.construct_document(node), node  # built from the node walked, not reparsed
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
@@ -167,6 +168,8 @@ def _bounded_yaml(text: str, source: str) -> tuple[object, yaml.Node | None]:
     except RecursionError:
         raise ConfigError(source, ["nesting too deep to read"]
                           ) from None
+    finally:
+        loader.dispose()
 
 
 def _index_lines(node: yaml.Node, path: tuple[str, ...], out: dict[tuple[str, ...], int]) -> None:

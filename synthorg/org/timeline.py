@@ -129,9 +129,8 @@ class OrgTimeline:
     def _select(self, patterns: tuple[str, ...], present: np.ndarray) -> list[int]:
         """Slots in the org (not fired, joined) whose id matches a pattern, in slot order."""
         ids = self.directory.agent_ids
-        chosen = {i for p in patterns
-                  for i in (np.flatnonzero(present).tolist()) if fnmatch.fnmatchcase(ids[i], p)}
-        return sorted(chosen)
+        here = np.flatnonzero(present).tolist()
+        return [i for i in here if any(fnmatch.fnmatchcase(ids[i], p) for p in patterns)]
 
     def _hire_slot_ranges(self) -> dict[int, tuple[int, int]]:
         """Per scenario index of a hire, its slots (after the company's agents, in order)."""
