@@ -96,3 +96,21 @@ def run_until_checkpoints(args: list[str], out: Path, checkpoints: int):
         time.sleep(0.02)
     proc.kill()
     pytest.fail("no checkpoint appeared")
+
+
+def kill_9_and_resume(proc, out: Path):
+    """SIGKILL the run `proc` writes into `out` (no summary yet), then `synthorg resume` it;
+    returns the resumed run's summary."""
+    import signal
+
+    from typer.testing import CliRunner
+
+    import synthorg
+    from synthorg.cli.app import app
+
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not (out / "summary.json").exists()
+    result = CliRunner().invoke(app, ["resume", str(out)])
+    assert result.exit_code == 0, result.output
+    return synthorg.Summary.model_validate_json((out / "summary.json").read_text())

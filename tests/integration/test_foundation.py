@@ -10,8 +10,13 @@ import pytest
 from typer.testing import CliRunner
 
 import synthorg
-from synthorg.cli.app import app
-from tests.conftest import ENTERPRISE, STARTUP, killing_a_group, run_until_checkpoints
+from tests.conftest import (
+    ENTERPRISE,
+    STARTUP,
+    kill_9_and_resume,
+    killing_a_group,
+    run_until_checkpoints,
+)
 from tests.unit.test_actions import SLOW_TOOLS
 from tests.unit.test_scenario import SHOCKS
 
@@ -92,13 +97,7 @@ def test_kill_9_with_actions_pending_then_resume(tmp_path):
     args = [str(ENTERPRISE), "--out", str(out), "--seed", "2", "--ticks", "60"]
     for o in overrides:
         args += ["--set", o]
-    proc = run_until_checkpoints(args, out, 3)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    assert not (out / "summary.json").exists()
-    result = runner.invoke(app, ["resume", str(out)])
-    assert result.exit_code == 0, result.output
-    summary = synthorg.Summary.model_validate_json((out / "summary.json").read_text())
+    summary = kill_9_and_resume(run_until_checkpoints(args, out, 3), out)
     assert summary.ledger_sha256 == reference
     assert summary.actions > 0 and summary.conservation_ok
 

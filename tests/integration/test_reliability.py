@@ -20,6 +20,7 @@ from tests.conftest import (
     ENTERPRISE,
     STARTUP,
     interrupted_at,
+    kill_9_and_resume,
     killing_a_group,
     run_until_checkpoints,
 )
@@ -42,13 +43,7 @@ def _start_and_wait(out: Path, min_checkpoints: int) -> subprocess.Popen:
 
 def test_kill_9_then_resume_gives_the_uninterrupted_ledger(tmp_path):
     out = tmp_path / "killed"
-    proc = _start_and_wait(out, min_checkpoints=4)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    assert not (out / "summary.json").exists()
-    result = runner.invoke(app, ["resume", str(out)])
-    assert result.exit_code == 0, result.output
-    summary = synthorg.Summary.model_validate_json((out / "summary.json").read_text())
+    summary = kill_9_and_resume(_start_and_wait(out, min_checkpoints=4), out)
     assert summary.ledger_sha256 == _reference_hash(tmp_path)
     assert summary.conservation_ok
 
