@@ -8,10 +8,10 @@ import contextlib
 import logging
 import math
 import os
-import shutil
 import signal
 import socket
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +19,7 @@ import psutil
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from actors import ray_sessions
 from actors.doorbell import Doorbell
 from actors.group_actor import AgentGroupActor
 from actors.ledger_writer import LedgerWriter
@@ -26,6 +27,7 @@ from actors.pipelines import GraphPipeline, ShmPipeline, TaskPipeline, wait
 from actors.secops_actor import SecOpsActor
 from actors.shm import ShmLinks
 from synthorg.errors import MisuseError, RunFailure
+from synthorg.interrupts import raise_if_noted
 from synthorg.ledger.ledger import ShardTotals
 from synthorg.sim.backend import RunPlan
 from synthorg.sim.channels import Exchange
@@ -52,22 +54,86 @@ def ensure_ray(address: str | None = None, dashboard: bool = False, cpus: int | 
     if not ray.is_initialized():
         if address is not None:
             check_reachable(address)
-        ours = signal.getsignal(signal.SIGTERM)  # ray.init puts its own (sys.exit(15)) in place
-        # and its core's C handler would print a stack and abort on a SIGTERM while Ray starts
+        # Ray's core would print a stack and abort on a SIGTERM while Ray starts
         os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
-        context = ray.init(address=address, include_dashboard=dashboard, num_cpus=cpus,
-                           logging_level=logging.ERROR, log_to_driver=False,
-                           _system_config=SYSTEM_CONFIG if address is None else None)
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, ours)
+        if address is None:
+            _bind_to_loopback()
+        try:
+            with _callers_sigterm_kept():
+                context = ray.init(address=address, include_dashboard=dashboard,
+                                   num_cpus=cpus, logging_level=logging.ERROR,
+                                   log_to_driver=False,
+                                   _system_config=SYSTEM_CONFIG if address is None else None)
+            raise_if_noted()  # a signal whose interrupt an at-fork hook swallowed meanwhile
+        except BaseException:  # a signal or an error while Ray started: undo what it began
+            if address is None:
+                _undo_start()
+            raise
         _dashboard["url"] = context.dashboard_url or None
         raylets = [p.pid for p in psutil.Process().children(recursive=True)
                    if p.name() == "raylet"]
-        if raylets:  # started here: ours to clean up after
+        if raylets:  # started here: ours to clean up after, and to mark for the next run
             node = getattr(ray._private.worker, "_global_node", None)
             session = Path(node.get_session_dir_path()) if node is not None else None
+            if session is not None:
+                ray_sessions.mark(session, raylets)
+                ray_sessions.sweep_dead(session.parent, keep=session)
             atexit.register(_shutdown_and_clean, raylets, session)
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+# Ray binds its gRPC, dashboard-agent and metrics ports to all interfaces unless it believes it
+# runs on a desktop OS; this switch (Ray's own) makes it take 127.0.0.1 instead. A user who wants
+# another host to reach a local run (a Prometheus scraper) sets it to 1; clusters use --address.
+LOOPBACK_SWITCH = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def _bind_to_loopback() -> None:
+    """Make the Ray this process starts listen on loopback only: in the processes it starts
+    (they read the environment) and in this one (Ray read it at import)."""
+    from ray._private import ray_constants
+
+    os.environ.setdefault(LOOPBACK_SWITCH, "0")
+    ray_constants.ENABLE_RAY_CLUSTER = os.environ[LOOPBACK_SWITCH].lower() in ("1", "true")
+
+
+@contextlib.contextmanager
+def _callers_sigterm_kept() -> Iterator[None]:
+    """Keep the caller's SIGTERM handler while Ray starts: ray.init would put its own
+    (sys.exit(15)) in place and leave it there."""
+    utils = ray._private.utils
+    if (threading.current_thread() is not threading.main_thread()
+            or not hasattr(utils, "set_sigterm_handler")):
+        yield
+        return
+    ours = signal.getsignal(signal.SIGTERM)
+    installer = utils.set_sigterm_handler
+    utils.set_sigterm_handler = lambda handler: None
+    try:
+        yield
+    finally:
+        utils.set_sigterm_handler = installer
+        signal.signal(signal.SIGTERM, ours)
+
+
+def _undo_start() -> None:
+    """Stop a Ray this process was starting and remove the session directories it made (Ray
+    names them after the driver's pid)."""
+    main = threading.current_thread() is threading.main_thread()
+    kept = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    for sig in kept:  # shutting down is what a signal meanwhile would ask for
+        signal.signal(sig, signal.SIG_IGN)
+    try:
+        with contextlib.suppress(Exception):
+            ray.shutdown()
+        # Ray's daemons may still be creating files in the session as they stop
+        psutil.wait_procs(psutil.Process().children(recursive=True), timeout=3)
+    finally:
+        for sig, handler in kept.items():
+            signal.signal(sig, handler)
+    root = Path(ray._common.utils.get_default_ray_temp_dir())
+    for session in root.glob(f"session_*_{os.getpid()}"):
+        ray_sessions.remove(session, [])
 
 
 REACH_SECONDS = 5.0
@@ -92,25 +158,15 @@ def check_reachable(address: str) -> None:
 
 
 def _shutdown_and_clean(raylets: list[int], session: Path | None) -> None:
-    """Stop the Ray we started and remove what it leaves: its session directory (logs and
-    sockets, under /tmp/ray), and the POSIX semaphores of compiled-graph channels that Ray
-    2.60's object store never unlinks (/dev/shm/sem.hdr<raylet pid>-*, sem.obj<raylet pid>-*:
-    a page of memory each, dozens a run). A second Ctrl-C meanwhile is ignored: shutting down
-    is what it would ask for."""
+    """Stop the Ray we started and remove what it leaves (ray_sessions.remove). A second
+    Ctrl-C meanwhile is ignored: shutting down is what it would ask for."""
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)
     ray.shutdown()  # before Ray's own exit hook: the raylet must be down first
     if any(psutil.pid_exists(pid) for pid in raylets):
         return  # not ours to clean while it runs
-    for pid in raylets:
-        for kind in ("hdr", "obj"):
-            for sem in Path("/dev/shm").glob(f"sem.{kind}{pid}-*"):
-                sem.unlink(missing_ok=True)
-    if session is not None and session.name.startswith("session_"):
-        shutil.rmtree(session, ignore_errors=True)
-        latest = session.parent / "session_latest"
-        if latest.is_symlink() and not latest.exists():
-            latest.unlink(missing_ok=True)
+    if session is not None:
+        ray_sessions.remove(session, raylets)
 
 
 def pipeline_kind(asked: str, groups: int, cpus: float, one_machine: bool) -> str:

@@ -9,7 +9,7 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
@@ -17,7 +17,8 @@ from rich.console import Console
 from synthorg.cli.render import RunProgress, dashboard_hint, summary_table
 from synthorg.config.loader import load_config
 from synthorg.config.models import CompanyConfig, SimulationSpec
-from synthorg.errors import MisuseError, SynthorgError
+from synthorg.errors import MisuseError
+from synthorg.interrupts import forget_half_imported_ray, note_and_interrupt, take_noted
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Simulate organisations run by AI agents.")
@@ -230,36 +231,45 @@ def bench(
                                      warmup=min(50, memory_ticks // 4))), flush=True)
 
 
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # as Ctrl-C: the run loop installs its own handler while it runs
+def _typer_took_an_interrupt(exit_: SystemExit) -> bool:
+    took = exit_.__context__
+    return isinstance(took, typer.Exit) and isinstance(took.__cause__, KeyboardInterrupt)
+
+
+def _interrupted() -> NoReturn:
+    forget_half_imported_ray()
+    console.print("[yellow]interrupted[/]")
+    sys.exit(130)
 
 
 def main() -> None:
     debug = bool(os.environ.get("SYNTHORG_DEBUG"))
-    signal.signal(signal.SIGTERM, _terminate)  # during start-up too: exit 130, said so
+    # as Ctrl-C during start-up too: exit 130, said so (the run loop has its own handler)
+    signal.signal(signal.SIGTERM, note_and_interrupt)
     try:
         app(standalone_mode=True)
     except SystemExit as exc:
-        if exc.code == signal.SIGTERM:  # Ray's own SIGTERM handler, while Ray starts
-            console.print("[yellow]interrupted[/]")
-            sys.exit(130)
+        if exc.code == signal.SIGTERM or _typer_took_an_interrupt(exc):
+            # Ray's own SIGTERM handler; or a signal typer turned into a silent exit 130
+            _interrupted()
         raise
     except MisuseError as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False)
         sys.exit(EXIT_MISUSE)
     except KeyboardInterrupt:
-        console.print("[yellow]interrupted[/]")
-        sys.exit(130)
-    except OSError as exc:  # the run directory: full, read-only, not there
+        _interrupted()
+    except Exception as exc:
+        if take_noted():  # an interrupt Python wrapped (e.g. inside a class body's __set_name__)
+            _interrupted()
         if debug:
             raise
-        where = f"{exc.filename}: " if exc.filename else ""
-        code = EXIT_FAILED if exc.errno in (errno.ENOSPC, errno.EDQUOT) else EXIT_MISUSE
-        console.print(f"[bold red]cannot write:[/] {where}{exc.strerror or exc}", highlight=False)
-        sys.exit(code)
-    except (SynthorgError, Exception) as exc:  # a failed run: say what, no traceback
-        if debug:
-            raise
+        if isinstance(exc, OSError):  # the run directory: full, read-only, not there
+            where = f"{exc.filename}: " if exc.filename else ""
+            code = EXIT_FAILED if exc.errno in (errno.ENOSPC, errno.EDQUOT) else EXIT_MISUSE
+            console.print(f"[bold red]cannot write:[/] {where}{exc.strerror or exc}",
+                          highlight=False)
+            sys.exit(code)
+        # a failed run: say what, no traceback
         console.print(f"[bold red]run failed:[/] {type(exc).__name__}: {exc}\n"
                       "(set SYNTHORG_DEBUG=1 for the traceback)", highlight=False)
         sys.exit(EXIT_FAILED)

@@ -8,15 +8,19 @@ import signal
 import sys
 
 
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def main() -> None:
-    signal.signal(signal.SIGTERM, _terminate)
+    from synthorg import interrupts
+
+    signal.signal(signal.SIGTERM, interrupts.note_and_interrupt)
+    interrupts.quiet_lost_interrupts()
     try:
         from synthorg.cli.app import main as run
-    except KeyboardInterrupt:
+    except BaseException as exc:
+        # an interrupt, possibly wrapped by Python (a class body's __set_name__ raises
+        # RuntimeError from it)
+        if not (isinstance(exc, KeyboardInterrupt) or interrupts.take_noted()):
+            raise
+        interrupts.forget_half_imported_ray()
         # straight to the descriptor: an import the signal cut short may have left
         # sys.stderr redirected
         os.write(2, b"interrupted\n")

@@ -24,6 +24,7 @@ import numpy as np
 import polars as pl
 import yaml
 
+from synthorg import interrupts
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import EventKind
 from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR
@@ -341,6 +342,8 @@ def _interrupts() -> Iterator[threading.Event]:
 
     for s in previous:
         signal.signal(s, handler)
+    if interrupts.take_noted():
+        stop.set()
     try:
         yield stop
     finally:
