@@ -182,8 +182,18 @@ class DecisionPolicy(Frozen):
 
 
 class CollaborationPolicy(Frozen):
-    max_help_requests_per_task: int = Field(default=2, ge=0)
+    max_help_requests_per_task: int = Field(default=1, ge=0)
     help_bonus: float = Field(default=0.15, ge=0.0, le=1.0)
+    help_capacity: int = Field(default=1, ge=0, le=1000, description=(
+        "help requests a colleague answers per tick (each costs that tick's own work); the "
+        "rest bounce: a helper's time is finite"))
+    help_cost: float = Field(default=0.5, ge=0.0, le=1.0, description=(
+        "share of a tick's work one answer costs the helper"))
+    ask_cost: float = Field(default=0.25, ge=0.0, le=1.0, description=(
+        "share of a tick's work asking costs an asker who does not wait"))
+    asker_waits: bool = Field(default=False, description=(
+        "the asker stops until the answer comes (true) or works on with what it knows, "
+        "the answer lifting its competence when it arrives (false)"))
     delegate_max_difficulty: Probability = 0.45
     delegate_queue_threshold: int = Field(default=2, ge=0)
 
@@ -192,6 +202,9 @@ class ApprovalPolicy(Frozen):
     delay_ticks: int = Field(default=2, ge=0)
     approve_probability: Probability = 0.8
     guidance_bonus: float = Field(default=0.3, ge=0.0, le=1.0)
+    on_reject: Literal["fail", "head"] = Field(default="fail", description=(
+        "a rejected request ends the task (fail: reason `rejected`) or hands it to the "
+        "department head (head), whose queue then carries it"))
 
 
 class WorkPolicy(Frozen):
@@ -199,7 +212,9 @@ class WorkPolicy(Frozen):
     max_denials_per_task: int = Field(default=3, ge=1)
     learning_rate: float = Field(default=0.01, ge=0.0, le=1.0)
     rush_slack_ticks: int = Field(default=2, ge=0, description="revise goal to rush when slack is below")
-    load_penalty: float = Field(default=0.02, ge=0.0, le=1.0)
+    load_penalty: float = Field(default=0.0, ge=0.0, le=1.0, description=(
+        "thrashing: confidence lost per queued task (up to 10). 0: queueing only, load "
+        "lengthens waits but a tick of work is as good at any load"))
 
 
 class BudgetPolicy(Frozen):
@@ -213,6 +228,9 @@ class BudgetPolicy(Frozen):
 
 class SecurityPolicy(Frozen):
     destructive_requires: AutonomyName = "full"
+    beyond_autonomy: Literal["escalate", "deny"] = Field(default="escalate", description=(
+        "a call more than one risk tier above the agent's autonomy asks for approval "
+        "(escalate) or is refused outright (deny)"))
 
 
 class Policies(Frozen):

@@ -140,6 +140,7 @@ class EventKind(IntEnum):
     agent_back = 26
     task_returned = 27  # a leaver's or an absent agent's task routed anew: target = new agent
     shock = 28  # scenario actor: a demand spike or an outage starts; target = its index
+    help_declined = 29  # the helper's capacity this tick was used up: target = the asker
 
 
 class ActionStatus(IntEnum):

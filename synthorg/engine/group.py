@@ -127,10 +127,10 @@ class AgentGroup:
 
         cycle.enter(LoopPhase.perceive)
         asks = self._perceive(tick, inbox, landed, loads, ev, out, results)
-        helping = self._answer_help(asks, ev, out)
+        time_off = self._answer_help(asks, ev, out)  # share of the tick spent helping
 
         cycle.enter(LoopPhase.evaluate)
-        working = (a.state == WorkState.working.value) & ~helping
+        working = (a.state == WorkState.working.value) & (time_off < 1.0)
         rows = np.nonzero(working if self.everyone_active else working & self.active)[0]
         batch = self._batch(tick, rows)
         s = self.strategies
@@ -147,7 +147,7 @@ class AgentGroup:
         self._delegate(tick, loads, ev, out)
 
         cycle.enter(LoopPhase.filter)
-        action, on_tool = self._filter(batch, plan, dept_spent, secops, ev)
+        action, on_tool, asking = self._filter(batch, plan, dept_spent, secops, ev)
 
         cycle.enter(LoopPhase.act)
         busy = a.state != WorkState.idle.value
@@ -155,8 +155,8 @@ class AgentGroup:
             busy &= self.active
         a.cost[busy] += self.salary[busy]
         spend += self.payroll
-        issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool, down, ev,
-                                      out, results, spend)
+        issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool, asking,
+                                      time_off[rows], down, ev, out, results, spend)
         arguments, text, by_call = self._arguments(tick, issued)
 
         cycle.enter(LoopPhase.reflect)
@@ -214,12 +214,14 @@ class AgentGroup:
         bounce (nobody there to help) only ends the wait."""
         a = self.a
         local = reply["dst"] - self.lo
-        match = ((a.state[local] == WorkState.waiting_help.value)
+        state = a.state[local]
+        match = (((state == WorkState.waiting_help.value) | (state == WorkState.working.value))
                  & (a.cur["task"][local] == reply["t_task"]))
         got, value = local[match], reply["value"][match]
         own = strength(a.skills[got, a.cur["skill"][got]], self.seniority[got])
-        check_work_transition(a.state[got], WorkState.working)
-        a.state[got] = WorkState.working
+        waited = got[a.state[got] == WorkState.waiting_help.value]
+        check_work_transition(a.state[waited], WorkState.working)
+        a.state[waited] = WorkState.working
         bonus = self.cfg.policies.collaboration.help_bonus + 0.5 * np.maximum(0.0, value - own)
         bounced = reply["kind"][match] == MessageKind.bounce.value
         np.maximum.at(a.help_bonus, got, np.where(bounced, 0.0, bonus))
@@ -272,11 +274,11 @@ class AgentGroup:
         ev.add(EventKind.approval_rejected, self.global_ids[no], a.cur["task"][no])
         check_work_transition(a.state[no], WorkState.idle)
         heads = self.dir.dept_head[self.dept[no]]
-        handoff = no[(heads != self.global_ids[no]) & (heads >= 0)]
+        to_head = (heads != self.global_ids[no]) & (heads >= 0) & (policy.on_reject == "head")
+        handoff = no[to_head]
         self._send_tasks(handoff, self.dir.dept_head[self.dept[handoff]], MessageKind.handoff,
                          ev, out)
-        self._close(no[(heads == self.global_ids[no]) | (heads < 0)], tick, TaskStatus.failed,
-                    FailReason.rejected, ev, results)
+        self._close(no[~to_head], tick, TaskStatus.failed, FailReason.rejected, ev, results)
         a.state[no] = WorkState.idle
 
     def _send_tasks(self, local: np.ndarray, to: np.ndarray, kind: MessageKind,
@@ -295,6 +297,9 @@ class AgentGroup:
     def _take_next(self, tick: int, ev: EventBuffer, results: ResultBuffer) -> None:
         a = self.a
         grace = self.cfg.policies.work.deadline_grace_ticks
+        for local, task_id in a.queues.expire(tick, grace):  # on time, wherever queued
+            self._record_failure(local, task_id, tick, FailReason.expired, ev, results)
+        self._expire_held(tick, grace, ev, results)
         ready = (a.state == WorkState.idle.value) & (a.queues.length > 0)
         if not self.everyone_active:
             ready &= self.active
@@ -309,15 +314,44 @@ class AgentGroup:
         a.start_task(idx, tasks, tick)
         ev.add(EventKind.task_started, self.global_ids[idx], a.cur["task"][idx])
 
+    def _expire_held(self, tick: int, grace: int, ev: EventBuffer,
+                     results: ResultBuffer) -> None:
+        """A task its agent holds while waiting (for help, an approval, an action's outcome)
+        fails at its deadline too; a working agent's planner fails its own."""
+        a = self.a
+        waiting = (a.state != WorkState.idle.value) & (a.state != WorkState.working.value)
+        late = np.nonzero(waiting & (tick > a.cur["deadline"] + grace))[0]
+        if not len(late):
+            return
+        self._close(late, tick, TaskStatus.failed, FailReason.deadline, ev, results)
+        check_work_transition(a.state[late], WorkState.idle)
+        a.state[late] = WorkState.idle
+
     def _answer_help(self, asks: np.ndarray, ev: EventBuffer, out: MessageBuffer) -> np.ndarray:
-        """Helpers answer every request they got (in order of helper, then of arrival); it
-        costs them this tick's own work."""
-        helping = np.zeros(self.hi - self.lo, dtype=bool)
+        """Helpers answer up to `help_capacity` requests each (in order of arrival), each
+        costing them `help_cost` of this tick's own work (returned per agent); the rest
+        bounce back unanswered."""
+        time_off = np.zeros(self.hi - self.lo)
         if not len(asks):
-            return helping
+            return time_off
         asks = take(asks, np.argsort(asks["dst"], kind="stable"))
+        # each request's place in its helper's line this tick
+        first = np.searchsorted(asks["dst"], asks["dst"], side="left")
+        place = np.arange(len(asks)) - first
+        over = place >= self.cfg.policies.collaboration.help_capacity
+        if over.any():
+            bounced = take(asks, over)
+            back = np.zeros(len(bounced), dtype=MESSAGE_DTYPE)
+            back["src"], back["dst"] = bounced["dst"], bounced["src"]
+            back["t_task"], back["t_skill"] = bounced["t_task"], bounced["t_skill"]
+            back["kind"] = MessageKind.bounce
+            out.add(back)
+            ev.add(EventKind.help_declined, back["src"], back["t_task"], target=back["dst"])
+            asks = take(asks, ~over)
+            if not len(asks):
+                return time_off
         local, skill = asks["dst"] - self.lo, asks["t_skill"]
-        helping[local] = True
+        np.add.at(time_off, local, self.cfg.policies.collaboration.help_cost)
         np.add.at(self.a.stats["helps_given"], local, 1)
         msgs = np.zeros(len(asks), dtype=MESSAGE_DTYPE)
         msgs["src"], msgs["dst"], msgs["t_task"] = asks["dst"], asks["src"], asks["t_task"]
@@ -327,7 +361,7 @@ class AgentGroup:
         out.add(msgs)
         ev.add(EventKind.help_given, msgs["src"], msgs["t_task"], target=msgs["dst"],
                value=msgs["value"])
-        return helping
+        return time_off
 
     # ---- evaluate / plan -------------------------------------------------------------------
     def _batch(self, tick: int, rows: np.ndarray) -> WorkBatch:
@@ -389,17 +423,23 @@ class AgentGroup:
 
     # ---- filter -----------------------------------------------------------------------------
     def _filter(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray, secops: SecOpsPort,
-                ev: EventBuffer) -> tuple[np.ndarray, np.ndarray]:
-        """Planned actions after constraints and SecOps, and which escalations SecOps asked for."""
+                ev: EventBuffer) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Planned actions after constraints and SecOps, which escalations SecOps asked for,
+        and who asks a colleague for help this tick. An asker who does not wait for the
+        answer also works on this tick (its call goes through the checks like any other)."""
         a = self.a
         action = plan.action.copy()
+        asking = action == ActionKind.send_message.value
+        if not self.cfg.policies.collaboration.asker_waits:
+            action[asking] = ActionKind.call_tool
+            plan = Plan(action=action.copy(), decision=plan.decision)
         on_tool = np.zeros(len(action), dtype=bool)
         blocked = self.strategies.constraints.blocked(batch, plan, dept_spent)
         action[blocked] = ActionKind.none
         ev.add(EventKind.budget_blocked, batch.agents[blocked], batch.tasks["task"][blocked])
         calls_at = np.nonzero(action == ActionKind.call_tool.value)[0]
         if not len(calls_at):
-            return action, on_tool
+            return action, on_tool, asking
         calls = np.empty(len(calls_at), dtype=CALL_DTYPE)
         calls["agent"] = batch.agents[calls_at]
         calls["tool"] = batch.tasks["tool"][calls_at]
@@ -418,14 +458,15 @@ class AgentGroup:
         action[denied] = np.where(give_up, ActionKind.fail.value, ActionKind.none.value)
         action[escalated] = ActionKind.ask_human
         on_tool[escalated] = True
-        return action, on_tool
+        return action, on_tool, asking
 
     # ---- act ----------------------------------------------------------------------------------
     def _act(self, tick: int, rows: np.ndarray, batch: WorkBatch, evaluation: Evaluation,
-             action: np.ndarray, on_tool: np.ndarray, down: np.ndarray | None,
-             ev: EventBuffer, out: MessageBuffer, results: ResultBuffer,
-             spend: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Returns the actions issued and the rows (group-local) that escalated."""
+             action: np.ndarray, on_tool: np.ndarray, asking: np.ndarray, time_off: np.ndarray,
+             down: np.ndarray | None, ev: EventBuffer, out: MessageBuffer,
+             results: ResultBuffer, spend: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Returns the actions issued and the rows (group-local) that escalated. A row's work
+        this tick is its rate less the share of the tick spent asking or helping."""
         a = self.a
         ids = batch.agents
         tasks = batch.tasks["task"]
@@ -440,7 +481,9 @@ class AgentGroup:
         w = rows[work]
         tool = tool_all[work]
         tool_cost = self.dir.tool_cost_micro[tool]
-        gained = evaluation.rate[work]
+        collab = self.cfg.policies.collaboration
+        share = 1.0 - np.minimum(1.0, time_off + np.where(asking, collab.ask_cost, 0.0))
+        gained = (evaluation.rate * share)[work]
         quality = task_quality(batch, evaluation)[work]
         issued = np.zeros(0, dtype=ACTION_DTYPE)
         now = np.ones(len(w), dtype=bool)
@@ -459,14 +502,15 @@ class AgentGroup:
         self._learn(wn, batch.tasks["skill"][work][now])
         ev.add(EventKind.tool_call, ids[work], tasks[work], target=tool, amount=tool_cost)
 
-        ask = action == ActionKind.send_message.value
+        ask = asking & (action != ActionKind.fail.value)
         q = rows[ask]
         if len(q):
             msgs = messages_carrying(take(batch.tasks, ask))
             msgs["src"], msgs["dst"], msgs["kind"] = ids[ask], batch.helper[ask], MessageKind.ask
             out.add(msgs)
-            check_work_transition(a.state[q], WorkState.waiting_help)
-            a.state[q] = WorkState.waiting_help
+            if self.cfg.policies.collaboration.asker_waits:
+                check_work_transition(a.state[q], WorkState.waiting_help)
+                a.state[q] = WorkState.waiting_help
             a.asks[q] += 1
             a.stats["help_requests"][q] += 1
             ev.add(EventKind.message_sent, ids[ask], tasks[ask], target=batch.helper[ask],

@@ -5,6 +5,11 @@ The key sorts in C without touching the record, and the bytes go in and out of a
 one copy per batch: `tolist()` on a batch viewed as opaque records is a C loop, and the
 tasks a tick takes become one array with a single join. (As tuples of fields, converting a
 tick's tasks each way cost about 0.5 µs a task.)
+
+Deadlines expire on time: a calendar lists the queued tasks by deadline, and `expire` takes
+out, at the first tick past a deadline's grace, the tasks still queued. An expired task
+leaves its heap lazily (skipped when it reaches the top); `length` and every read-out
+count only the tasks still queued.
 """
 
 from __future__ import annotations
@@ -27,29 +32,68 @@ class TaskQueues:
     def __init__(self, size: int) -> None:
         self._heaps: list[list[_Entry]] = [[] for _ in range(size)]
         self.length = np.zeros(size, dtype=np.int32)
+        self._where: dict[int, int] = {}  # queued task id -> its agent
+        self._calendar: dict[int, list[int]] = {}  # deadline -> ids queued with it
+        self._deadlines: list[int] = []  # the calendar's keys, a heap
 
     def push_many(self, locals_: np.ndarray, tasks: np.ndarray) -> None:
         """Queue task `tasks[i]` (TASK_DTYPE) for agent `locals_[i]`."""
-        heaps = self._heaps
+        heaps, where, calendar = self._heaps, self._where, self._calendar
         entries = zip((-tasks["priority"].astype(np.int64)).tolist(), tasks["deadline"].tolist(),
                       tasks["task"].tolist(), record_bytes(tasks),
                       strict=True)
         for local, entry in zip(locals_.tolist(), entries, strict=True):
             heapq.heappush(heaps[local], entry)
+            where[entry[2]] = local
+            due = calendar.get(entry[1])
+            if due is None:
+                calendar[entry[1]] = [entry[2]]
+                heapq.heappush(self._deadlines, entry[1])
+            else:
+                due.append(entry[2])
         np.add.at(self.length, locals_, 1)
+
+    def expire(self, tick: int, grace: int) -> list[tuple[int, int]]:
+        """Take out the queued tasks past their deadline by more than `grace` ticks at
+        `tick`; returns (agent, task id) of each, sorted (an order that does not depend
+        on how the queues were built: a restored run expires in the same order)."""
+        gone: list[tuple[int, int]] = []
+        deadlines, where = self._deadlines, self._where
+        while deadlines and tick > deadlines[0] + grace:
+            for task_id in self._calendar.pop(heapq.heappop(deadlines)):
+                local = where.pop(task_id, None)
+                if local is not None:
+                    gone.append((local, task_id))
+        if gone:
+            gone.sort()
+            np.subtract.at(self.length, np.array([g[0] for g in gone], dtype=np.intp), 1)
+        return gone
+
+    def _pop_live(self, heap: list[_Entry]) -> _Entry | None:
+        """Pop the heap's best entry still queued (expired ones are dropped on the way)."""
+        where = self._where
+        while heap:
+            entry = heapq.heappop(heap)
+            if where.pop(entry[2], None) is not None:
+                return entry
+        return None
 
     def pop(self, local: int) -> np.ndarray:
         """The agent's best task, as a one-row TASK_DTYPE array."""
+        entry = self._pop_live(self._heaps[local])
+        if entry is None:
+            raise IndexError(f"agent {local} has no queued task")
         self.length[local] -= 1
-        return _records([heapq.heappop(self._heaps[local])[3]])
+        return _records([entry[3]])
 
     def pop_next(self, locals_: list[int], tick: int, grace: int
                  ) -> tuple[list[int], np.ndarray, list[tuple[int, int]]]:
         """Each of the agents `locals_` (distinct) takes its best task still live at `tick`
-        (not past its deadline by more than `grace` ticks), dropping the expired ones above
-        it. Returns the agents that got one, their tasks (TASK_DTYPE, in that order), and
-        (agent, task id) of those expired, in pop order. One pass in plain Python: an
-        agent's queue is read and shortened once, not through numpy scalars per task."""
+        (not past its deadline by more than `grace` ticks: `expire` has normally taken
+        those out already), dropping any expired one above it. Returns the agents that got
+        one, their tasks (TASK_DTYPE, in that order), and (agent, task id) of those
+        expired, in pop order. One pass in plain Python: an agent's queue is read and
+        shortened once, not through numpy scalars per task."""
         heaps = self._heaps
         got: list[int] = []
         taken: list[bytes] = []
@@ -57,8 +101,8 @@ class TaskQueues:
         popped: list[int] = []
         for local in locals_:
             heap = heaps[local]
-            while heap:
-                _, deadline, task_id, record = heapq.heappop(heap)
+            while (entry := self._pop_live(heap)) is not None:
+                _, deadline, task_id, record = entry
                 popped.append(local)
                 if tick > deadline + grace:
                     expired.append((local, task_id))
@@ -71,21 +115,31 @@ class TaskQueues:
 
     def peek(self, local: int) -> np.ndarray:
         """The agent's best task, left in the queue, as a one-row TASK_DTYPE array."""
-        return _records([self._heaps[local][0][3]])
+        heap = self._heaps[local]
+        while heap[0][2] not in self._where:  # expired: drop it now
+            heapq.heappop(heap)
+        return _records([heap[0][3]])
 
     def drain(self, local: int) -> np.ndarray:
         """Empty the agent's queue; its tasks as TASK_DTYPE rows, best first."""
         heap = self._heaps[local]
-        records = [heapq.heappop(heap)[3] for _ in range(len(heap))]
+        records = []
+        while (entry := self._pop_live(heap)) is not None:
+            records.append(entry[3])
         self.length[local] = 0
         return _records(records) if records else np.zeros(0, dtype=TASK_DTYPE)
 
+    def _live(self) -> list[tuple[int, _Entry]]:
+        where = self._where
+        return [(local, entry) for local, heap in enumerate(self._heaps) for entry in heap
+                if entry[2] in where]
+
     def to_arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """Every queued task as (agent, TASK_DTYPE record) arrays: a checkpoint's form."""
-        agents = [local for local, heap in enumerate(self._heaps) for _ in heap]
-        records = [entry[3] for heap in self._heaps for entry in heap]
-        return (np.array(agents, dtype=np.int32),
-                _records(records) if records else np.zeros(0, dtype=TASK_DTYPE))
+        live = self._live()
+        return (np.array([local for local, _ in live], dtype=np.int32),
+                _records([entry[3] for _, entry in live]) if live
+                else np.zeros(0, dtype=TASK_DTYPE))
 
     @classmethod
     def from_arrays(cls, size: int, agents: np.ndarray, tasks: np.ndarray) -> TaskQueues:
@@ -95,8 +149,10 @@ class TaskQueues:
         if len(agents):
             if agents.min() < 0 or agents.max() >= size:
                 raise ValueError("queued tasks of agents outside the group")
+            if len(np.unique(tasks["task"])) != len(tasks):
+                raise ValueError("a task queued twice")
             queues.push_many(np.asarray(agents, dtype=np.intp), np.asarray(tasks, TASK_DTYPE))
         return queues
 
     def task_ids(self) -> list[int]:
-        return [entry[2] for heap in self._heaps for entry in heap]
+        return list(self._where)

@@ -3,6 +3,10 @@ ids and enum names in place of indices."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -61,6 +65,24 @@ def actor_names(d: OrgDirectory) -> dict[int, str]:
     return names
 
 
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[Path]:
+    """polars reports a full disk as a parquet error ("Invalid thrift: transport error"):
+    name it for what it is, so the run says "No space left on device" about the file."""
+    try:
+        yield path
+    except pl.exceptions.PolarsError as exc:
+        stat = os.statvfs(path.parent)
+        if stat.f_bavail * stat.f_frsize < 1 << 20:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path)) from exc
+        raise
+
+
+def _sink(frame: pl.LazyFrame, path: Path) -> None:
+    with _writing(path):
+        frame.sink_parquet(path)
+
+
 def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
     """Every shard's events in one table, in ledger order: (tick, actor, seq)."""
     (
@@ -73,7 +95,7 @@ def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
             _usd(pl.col("amount")).alias("amount_usd"),
         )
         .drop("amount")
-        .sink_parquet(out / "events.parquet")
+        .pipe(_sink, out / "events.parquet")
     )
 
 
@@ -105,7 +127,8 @@ def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirec
         .sort("task")
         .collect()
     )
-    frame.write_parquet(out / "tasks.parquet")
+    with _writing(out / "tasks.parquet") as path:
+        frame.write_parquet(path)
     return frame
 
 
@@ -129,7 +152,8 @@ def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory) 
         **{k: v for k, v in merged.items() if k != "cost"},
         "cost_usd": merged["cost"] / MICRO,
     }).sort("agent_index")
-    frame.write_parquet(out / "agents.parquet")
+    with _writing(out / "agents.parquet") as path:
+        frame.write_parquet(path)
     return frame
 
 
@@ -166,7 +190,7 @@ def write_actions(out: Path, files: list[Path], d: OrgDirectory) -> None:
             pl.col("verdict").replace_strict(_names(Verdict), return_dtype=pl.String),
         )
         .rename({"call": "call_id", "tick": "issued_tick", "due": "due_tick"})
-        .sink_parquet(out / "actions.parquet")
+        .pipe(_sink, out / "actions.parquet")
     )
 
 
@@ -208,5 +232,5 @@ def write_timeseries(out: Path, files: list[Path], tasks_file: Path, d: OrgDirec
         .select("tick", "department", "headcount", "arrivals", "completed", "failed", "queued",
                 "busy", "load", "escalations", "cost_salary_usd", "cost_tools_usd")
         .sort("tick", "department")
-        .sink_parquet(out / "timeseries.parquet")
+        .pipe(_sink, out / "timeseries.parquet")
     )

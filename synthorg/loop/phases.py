@@ -69,6 +69,8 @@ WORK_TRANSITIONS: frozenset[tuple[WorkState, WorkState]] = frozenset(
         (_W.blocked, _W.idle),  # rejected: task handed off or failed
         (_W.working, _W.waiting_action),  # CallTool run as an action
         (_W.waiting_action, _W.working),  # its result arrived
+        (_W.waiting_help, _W.idle),  # the deadline passed while waiting
+        (_W.waiting_action, _W.idle),  # the deadline passed while waiting
     }
 )
 

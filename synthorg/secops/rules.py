@@ -32,7 +32,7 @@ RULE_REASON = {
     Rule.approved: "a human approved this call",
     Rule.within_autonomy: "risk tier within the agent's autonomy",
     Rule.one_above_autonomy: "risk tier one above the agent's autonomy: needs approval",
-    Rule.beyond_autonomy: "risk tier beyond the agent's autonomy",
+    Rule.beyond_autonomy: "risk tier more than one above the agent's autonomy",
     Rule.destructive_needs_approval: "destructive tool below the required autonomy",
     Rule.unknown_tool: "tool not in the catalog: treated as critical risk",
 }
@@ -62,6 +62,8 @@ class RuleEngine:
         self._risk = directory.tool_risk
         self._destructive = directory.tool_destructive
         self._destructive_floor = int(Autonomy[policy.destructive_requires])
+        self._beyond = (Verdict.escalate if policy.beyond_autonomy == "escalate"
+                        else Verdict.deny)
         self._unknown = len(self._risk)  # the table's row for any tool not in the catalog
         tool, autonomy, approved = (a.ravel() for a in np.meshgrid(
             np.arange(self._unknown + 1), np.arange(len(Autonomy)), [False, True],
@@ -93,13 +95,14 @@ class RuleEngine:
             rule[mask] = r
 
         # later lines take precedence over earlier ones
+        put(risk > autonomy + 1, self._beyond, Rule.beyond_autonomy)
         put(risk == autonomy + 1, Verdict.escalate, Rule.one_above_autonomy)
         put(risk <= autonomy, Verdict.allow, Rule.within_autonomy)
         destructive = known & self._destructive[safe_tool] & (autonomy < self._destructive_floor)
         put(destructive & (verdict == Verdict.allow), Verdict.escalate,
             Rule.destructive_needs_approval)
         put(~known & (verdict == Verdict.allow), Verdict.escalate, Rule.unknown_tool)
-        put(~known & (verdict == Verdict.deny), Verdict.deny, Rule.unknown_tool)
+        put(~known & (risk > autonomy + 1), Verdict.deny, Rule.unknown_tool)  # fails closed
         put(approved & (verdict == Verdict.escalate), Verdict.allow, Rule.approved)
         return verdict, rule
 

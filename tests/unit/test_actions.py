@@ -154,7 +154,8 @@ def test_slow_actions_change_what_happens(slow_run, tmp_path):
 
 def test_approvals_are_actions_on_calls_decided_by_the_secops_office(slow_run):
     """An escalation asks the SecOps office about the call; its decision arrives after the
-    approval delay, and every granted or rejected approval in the events is one of them."""
+    approval delay, and every granted or rejected approval in the events is one of them (a
+    decision that arrives after its task failed at its deadline changes nothing)."""
     asked = pl.read_parquet(slow_run.run_dir / "actions.parquet").filter(
         pl.col("executor") == "approvals")
     delay = synthorg.load_config(STARTUP).policies.approvals.delay_ticks
@@ -166,11 +167,14 @@ def test_approvals_are_actions_on_calls_decided_by_the_secops_office(slow_run):
     assert asked.height <= escalated.height  # those due after the last tick are not delivered
     granted = events.filter(pl.col("kind") == "approval_granted")
     rejected = events.filter(pl.col("kind") == "approval_rejected")
-    decided = asked.join(granted.select(pl.col("actor").alias("agent"),
-                                        pl.col("tick").alias("due_tick"), pl.lit(1).alias("g")),
-                         on=["agent", "due_tick"], how="left")
-    assert granted.height == decided["g"].sum() == asked.filter(pl.col("value") == 1.0).height
-    assert rejected.height == asked.filter(pl.col("value") == 0.0).height
+    ended = slow_run.tasks.select("task", pl.col("finished").alias("ended"))
+    live = asked.join(ended, on="task", how="left").filter(
+        pl.col("ended").is_null() | (pl.col("ended") >= pl.col("due_tick")))
+    decided = live.join(granted.select(pl.col("actor").alias("agent"),
+                                       pl.col("tick").alias("due_tick"), pl.lit(1).alias("g")),
+                        on=["agent", "due_tick"], how="left")
+    assert granted.height == decided["g"].sum() == live.filter(pl.col("value") == 1.0).height
+    assert rejected.height == live.filter(pl.col("value") == 0.0).height
 
 
 def test_checkpoints_carry_actions_in_flight(tmp_path):

@@ -148,10 +148,11 @@ def test_help_given_follows_a_request(events):
     assert (earliest["help_tick"] - earliest["ask"] == 1).all()
 
 
-def test_every_request_is_answered_next_tick(events):
+def test_every_request_is_answered_or_declined_next_tick(events):
+    """A helper answers up to its capacity; the requests beyond it are declined, never lost."""
     last = events["tick"].max()
     asks = _asks(events).filter(pl.col("ask_tick") < last)
-    helps = events.filter(pl.col("kind") == "help_given").select(
+    helps = events.filter(pl.col("kind").is_in(["help_given", "help_declined"])).select(
         (pl.col("tick") - 1).alias("ask_tick"), pl.col("actor_index").alias("helper"),
         pl.col("target").alias("asker"), "task")
     missing = asks.join(helps, on=["ask_tick", "helper", "asker", "task"], how="anti")

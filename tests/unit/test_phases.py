@@ -71,6 +71,8 @@ def _states(*s: WorkState) -> np.ndarray:
     (WorkState.working, WorkState.blocked),
     (WorkState.blocked, WorkState.working),
     (WorkState.blocked, WorkState.idle),
+    (WorkState.waiting_help, WorkState.idle),  # the deadline passed while waiting
+    (WorkState.waiting_action, WorkState.idle),
 ])
 def test_allowed_work_transitions(old, new):
     check_work_transition(_states(old), new)
@@ -81,7 +83,6 @@ def test_allowed_work_transitions(old, new):
     (WorkState.idle, WorkState.waiting_help),
     (WorkState.idle, WorkState.idle),
     (WorkState.waiting_help, WorkState.blocked),
-    (WorkState.waiting_help, WorkState.idle),
     (WorkState.blocked, WorkState.waiting_help),
     (WorkState.working, WorkState.working),
 ])

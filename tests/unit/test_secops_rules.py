@@ -13,11 +13,13 @@ from synthorg.org.directory import OrgDirectory
 from synthorg.secops.rules import CALL_DTYPE, Rule, RuleEngine
 from tests.conftest import ENTERPRISE
 
-DIRECTORY = OrgDirectory.from_config(synthorg.load_config(ENTERPRISE))
+# supervised by default: calls two tiers above an agent's autonomy occur
+DIRECTORY = OrgDirectory.from_config(synthorg.load_config(ENTERPRISE,
+                                                          ["company.autonomy=supervised"]))
 
 
-def expected(d: OrgDirectory, floor: Autonomy, agent: int, tool: int, approved: bool
-             ) -> tuple[Verdict, Rule]:
+def expected(d: OrgDirectory, floor: Autonomy, beyond: str, agent: int, tool: int,
+             approved: bool) -> tuple[Verdict, Rule]:
     """The rules as a reviewer reads them, one call at a time."""
     autonomy = int(d.autonomy[agent])
     known = 0 <= tool < len(d.tool_risk)
@@ -31,19 +33,22 @@ def expected(d: OrgDirectory, floor: Autonomy, agent: int, tool: int, approved: 
             return Verdict.allow, Rule.within_autonomy
     elif risk == autonomy + 1:
         verdict, rule = Verdict.escalate, Rule.one_above_autonomy
-    else:
+    elif not known or beyond == "deny":
         return Verdict.deny, Rule.unknown_tool if not known else Rule.beyond_autonomy
+    else:
+        verdict, rule = Verdict.escalate, Rule.beyond_autonomy
     return (Verdict.allow, Rule.approved) if approved else (verdict, rule)
 
 
 @given(st.lists(st.tuples(st.integers(0, DIRECTORY.size - 1),
                           st.integers(-2, len(DIRECTORY.tool_risk) + 2), st.booleans()),
                 max_size=40),
-       st.sampled_from(list(Autonomy)))
-def test_every_call_gets_the_verdict_and_rule_of_the_written_rules(calls, floor):
-    engine = RuleEngine(DIRECTORY, SecurityPolicy(destructive_requires=floor.name))
+       st.sampled_from(list(Autonomy)), st.sampled_from(["escalate", "deny"]))
+def test_every_call_gets_the_verdict_and_rule_of_the_written_rules(calls, floor, beyond):
+    engine = RuleEngine(DIRECTORY, SecurityPolicy(destructive_requires=floor.name,
+                                                  beyond_autonomy=beyond))
     verdict, rule = engine.check(np.array(calls, dtype=CALL_DTYPE))
-    want = [expected(DIRECTORY, floor, *c) for c in calls]
+    want = [expected(DIRECTORY, floor, beyond, *c) for c in calls]
     assert verdict.tolist() == [int(v) for v, _ in want]
     assert rule.tolist() == [int(r) for _, r in want]
 
@@ -54,6 +59,7 @@ def test_the_enterprise_template_meets_every_rule():
     d = DIRECTORY
     assert len(set(d.tool_risk.tolist())) >= 3 and d.tool_destructive.any()
     assert len(set(d.autonomy.tolist())) >= 2
+    assert (d.tool_risk.max() > d.autonomy.min() + 1)  # beyond autonomy: escalate or deny
 
 
 def test_explain_names_the_rule_and_the_risk():

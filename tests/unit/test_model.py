@@ -1,0 +1,91 @@
+"""Mechanisms of the organisation model, each against the outputs a researcher reads:
+deadlines expire on time wherever the task is, a helper's time is finite, calls beyond an
+agent's autonomy ask before they are refused, a rejected request ends its task."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+import synthorg
+from synthorg.domain.enums import MessageKind
+from tests.conftest import ENTERPRISE, STARTUP
+
+
+def _run(tmp_path, name: str, overrides: list[str], config=STARTUP, seed: int = 1,
+         ticks: int = 200):
+    cfg = synthorg.load_config(config, ["runtime.backend=local", *overrides])
+    return synthorg.Simulation(cfg, seed=seed, out=tmp_path / name).run(ticks=ticks)
+
+
+@pytest.fixture(scope="module")
+def startup(tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("model"), "startup", [])
+
+
+@pytest.fixture(scope="module")
+def enterprise(tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("model"), "enterprise", [], config=ENTERPRISE,
+                ticks=120)
+
+
+@pytest.mark.parametrize("which", ["startup", "enterprise"])
+def test_deadlines_expire_on_time_wherever_the_task_is(which, request):
+    """A task fails at the first tick past its deadline and grace, whether it waits in a
+    queue or its agent holds it while waiting; none is open past it at the end."""
+    run = request.getfixturevalue(which)
+    grace = synthorg.load_config(STARTUP).policies.work.deadline_grace_ticks
+    tasks = run.tasks
+    late = tasks.filter(pl.col("fail_reason").is_in(["expired", "deadline"]))
+    assert late.height > 0
+    assert (late["finished"] == late["deadline"] + grace + 1).all(), late.filter(
+        pl.col("finished") != pl.col("deadline") + grace + 1)
+    last = run.summary.ticks - 1
+    overdue_open = tasks.filter((pl.col("status") == "open")
+                                & (pl.col("deadline") + grace < last))
+    assert overdue_open.height == 0, overdue_open
+
+
+def test_a_helper_answers_no_more_than_its_capacity_per_tick(tmp_path):
+    for capacity in (1, 2):
+        run = _run(tmp_path, f"cap{capacity}", [
+            f"policies.collaboration.help_capacity={capacity}",
+            "policies.collaboration.max_help_requests_per_task=3"], config=ENTERPRISE,
+            ticks=60)
+        events = run.events
+        given = events.filter(pl.col("kind") == "help_given").group_by("tick", "actor").len()
+        declined = events.filter(pl.col("kind") == "help_declined")
+        assert given["len"].max() == capacity
+        assert declined.height > 0  # demand exceeded it: the rest were declined, not lost
+
+
+def test_calls_beyond_autonomy_ask_for_approval_unless_the_policy_denies_them(tmp_path):
+    """Supervised agents' high-risk calls (two tiers above) escalate by default, so their
+    release tasks can complete; `beyond_autonomy: deny` refuses them outright."""
+    supervised = ["company.autonomy=supervised"]
+    asks = _run(tmp_path, "escalate", supervised)
+    denies = _run(tmp_path, "deny", [*supervised, "policies.security.beyond_autonomy=deny"])
+    released = asks.tasks.filter((pl.col("type") == "release")
+                                 & (pl.col("status") == "completed")
+                                 & pl.col("agent").str.starts_with("sre"))
+    assert released.height > 0
+    assert asks.summary.tool_calls_escalated > denies.summary.tool_calls_escalated
+    assert denies.summary.tool_calls_denied > 0 == asks.summary.tool_calls_denied
+    refused = denies.tasks.filter((pl.col("type") == "release")
+                                  & pl.col("agent").str.starts_with("sre"))
+    assert (refused["status"] != "completed").all()
+
+
+def test_a_rejected_request_ends_its_task_unless_the_policy_hands_it_to_the_head(tmp_path):
+    strict = ["policies.approvals.approve_probability=0.3"]
+    fail = _run(tmp_path, "fail", strict)
+    head = _run(tmp_path, "head", [*strict, "policies.approvals.on_reject=head"])
+
+    def handoffs(run) -> int:
+        return run.events.filter((pl.col("kind") == "message_sent")
+                                 & (pl.col("value") == float(MessageKind.handoff))).height
+
+    rejected = fail.events.filter(pl.col("kind") == "approval_rejected").height
+    assert rejected > 0 and handoffs(fail) == 0
+    assert fail.tasks.filter(pl.col("fail_reason") == "rejected").height == rejected
+    assert handoffs(head) > 0
