@@ -218,7 +218,16 @@ class WorkPolicy(Frozen):
 
 
 class BudgetPolicy(Frozen):
-    enforce: bool = True
+    enforce: bool = Field(default=True, description=(
+        "budgets bind: a department whose remaining budget cannot cover one more tick (its "
+        "payroll and the most its agents' tool calls can cost) halts; its agents are not "
+        "paid and its tasks fail with reason `budget`. false: budgets are only watched"))
+    block_tools_at: Probability = Field(default=0.9, description=(
+        "share of a department's budget from which its tool calls are refused "
+        "(budget_blocked), with `loop.constraints: budget`"))
+    alerts: tuple[Probability, ...] = Field(default=(0.75, 0.9), description=(
+        "shares of a department's budget whose crossing is recorded (budget_alert events); "
+        "a halt is recorded as the alert 1.0"))
     salary_usd_per_tick: dict[SeniorityName, Annotated[float, Field(ge=0)]] = Field(
         default_factory=lambda: {  # type: ignore[arg-type]
             "junior": 40.0, "mid": 60.0, "senior": 85.0, "lead": 110.0, "executive": 150.0,

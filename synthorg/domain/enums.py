@@ -141,6 +141,7 @@ class EventKind(IntEnum):
     task_returned = 27  # a leaver's or an absent agent's task routed anew: target = new agent
     shock = 28  # scenario actor: a demand spike or an outage starts; target = its index
     help_declined = 29  # the helper's capacity this tick was used up: target = the asker
+    budget_alert = 30  # department actor: value = the budget share crossed (1.0: it halts)
 
 
 class ActionStatus(IntEnum):

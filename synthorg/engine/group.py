@@ -32,6 +32,7 @@ from synthorg.domain.records import (
     TIMESERIES_DTYPE,
     call_ids,
     carries_task,
+    dept_actor,
     join,
     messages_carrying,
     take,
@@ -105,17 +106,35 @@ class AgentGroup:
         np.add.at(self.payroll, self.dept[self.active], self.salary[self.active])
         self.headcount = np.bincount(self.dept[self.active], minlength=len(directory.dept_ids))
         self.heads_here = [int(h) - lo for h in directory.dept_head if lo <= h < hi]
+        # what one more tick can cost each department (all groups): its payroll and, at
+        # most, one call of its dearest tool per agent at work
+        everyone = directory.active
+        n_depts = len(directory.dept_ids)
+        dept_of = directory.agent_dept[everyone]
+        dearest = int(directory.tool_cost_micro.max()) if len(directory.tool_cost_micro) else 0
+        self.tick_cost_bound = (
+            np.bincount(dept_of, weights=directory.salary_micro[everyone],
+                        minlength=n_depts).astype(np.int64)
+            + np.bincount(dept_of, minlength=n_depts) * dearest)
+        # a department's budget alerts are recorded once: by the group of its first agent
+        first = np.full(n_depts, -1)
+        ids = np.nonzero(everyone)[0]
+        first[directory.agent_dept[ids[::-1]]] = ids[::-1]
+        self.records_budget_of = np.nonzero((first >= lo) & (first < hi))[0]
         self.deferred_tools = directory.tool_executor >= 0
         self.any_deferred = bool(self.deferred_tools.any())
         # every department's router: it routes arrivals and tasks passed on by leavers
         self.routers = [Department(directory, k) for k in range(len(directory.dept_ids))]
 
     # ---- the tick -------------------------------------------------------------------------
-    def step(self, tick: int, inbox: np.ndarray, loads: np.ndarray, dept_spent: np.ndarray,
-             secops: SecOpsPort, landed: np.ndarray, down: np.ndarray | None = None,
+    def step(self, tick: int, inbox: np.ndarray, loads: np.ndarray,
+             spending: tuple[np.ndarray, np.ndarray], secops: SecOpsPort, landed: np.ndarray,
+             down: np.ndarray | None = None,
              org: tuple[OrgDirectory, list[OrgChange]] | None = None) -> GroupTick:
-        """One tick. landed: the actions due now with their outcomes; down: per tool, whether
-        it is out (None: all work); org: a new org version and its changes, from this tick."""
+        """One tick. spending: per department, what was spent up to the last tick and in
+        it; landed: the actions due now with their outcomes; down: per tool, whether it is
+        out (None: all work); org: a new org version and its changes, from this tick."""
+        dept_spent, last_spend = spending
         a = self.a
         cycle = LoopCycle()
         ev = EventBuffer(tick)
@@ -125,8 +144,10 @@ class AgentGroup:
         if org is not None:
             self.staffing.reorganise(tick, *org, loads, ev, out, results)
 
+        halted = self._budget_control(tick, dept_spent, last_spend, ev)
+
         cycle.enter(LoopPhase.perceive)
-        asks = self._perceive(tick, inbox, landed, loads, ev, out, results)
+        asks = self._perceive(tick, inbox, landed, loads, halted, ev, out, results)
         time_off = self._answer_help(asks, ev, out)  # share of the tick spent helping
 
         cycle.enter(LoopPhase.evaluate)
@@ -154,7 +175,8 @@ class AgentGroup:
         if not self.everyone_active:
             busy &= self.active
         a.cost[busy] += self.salary[busy]
-        spend += self.payroll
+        paid = np.where(halted, 0, self.payroll)  # a halted department pays nobody
+        spend += paid
         issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool, asking,
                                       time_off[rows], down, ev, out, results, spend)
         arguments, text, by_call = self._arguments(tick, issued)
@@ -168,10 +190,10 @@ class AgentGroup:
         loads_out = a.queues.length + (a.state != WorkState.idle.value)
         return GroupTick(out.collect(), loads_out.astype(np.int32), spend, ev.collect(),
                          results.collect(), issued, arguments, text, by_call, landed,
-                         self._timeseries(tick, busy, escalated, spend))
+                         self._timeseries(tick, busy, escalated, paid, spend))
 
     def _timeseries(self, tick: int, busy: np.ndarray, escalated: np.ndarray,
-                    spend: np.ndarray) -> np.ndarray:
+                    paid: np.ndarray, spend: np.ndarray) -> np.ndarray:
         n = len(self.dir.dept_ids)
         rows = np.zeros(n, dtype=TIMESERIES_DTYPE)
         rows["tick"] = tick
@@ -180,13 +202,14 @@ class AgentGroup:
         rows["busy"] = np.bincount(self.dept[busy], minlength=n)
         rows["queued"] = np.bincount(self.dept, weights=self.a.queues.length, minlength=n)
         rows["escalations"] = np.bincount(self.dept[escalated], minlength=n)
-        rows["salary_micro"] = self.payroll
-        rows["tool_micro"] = spend - self.payroll
+        rows["salary_micro"] = paid
+        rows["tool_micro"] = spend - paid
         return rows
 
     # ---- perceive -------------------------------------------------------------------------
     def _perceive(self, tick: int, inbox: np.ndarray, landed: np.ndarray, loads: np.ndarray,
-                  ev: EventBuffer, out: MessageBuffer, results: ResultBuffer) -> np.ndarray:
+                  halted: np.ndarray, ev: EventBuffer, out: MessageBuffer,
+                  results: ResultBuffer) -> np.ndarray:
         """Take in the inbox (ordered by destination, then sender) and the outcomes of actions
         due now; returns the help requests. What reaches an agent who is away or gone is
         passed on: tasks go back to routing, help requests bounce."""
@@ -206,8 +229,41 @@ class AgentGroup:
             asked = landed["executor"] == self.approvals
             self._approvals(tick, take(landed, asked), ev, out, results)
             self._tool_results(take(landed, ~asked), ev)
+        if halted.any():
+            self._stop_work(tick, halted, ev, results)
         self._take_next(tick, ev, results)
         return asks
+
+    def _budget_control(self, tick: int, spent: np.ndarray, last: np.ndarray,
+                        ev: EventBuffer) -> np.ndarray:
+        """Which departments halt this tick (budgets bind: one whose remaining budget cannot
+        cover one more tick), and the alerts of the departments this group records."""
+        policy = self.cfg.policies.budget
+        budget = self.dir.dept_budget_micro
+        halted = (budget - spent < self.tick_cost_bound) if policy.enforce else (
+            np.zeros(len(budget), dtype=bool))
+        for k in self.records_budget_of.tolist():
+            before = spent[k] - last[k]
+            for share in policy.alerts:
+                if before < share * budget[k] <= spent[k]:
+                    ev.add_one(EventKind.budget_alert, dept_actor(k), target=k, value=share)
+            if halted[k] and (last[k] > 0 or tick == 0):  # it spent last tick: halts now
+                ev.add_one(EventKind.budget_alert, dept_actor(k), target=k, value=1.0)
+        return halted
+
+    def _stop_work(self, tick: int, halted: np.ndarray, ev: EventBuffer,
+                   results: ResultBuffer) -> None:
+        """Agents of halted departments drop their tasks: each fails with reason budget. (Not
+        a step of the loop, as a departure is not: the agents' states are set directly.)"""
+        a = self.a
+        stop = halted[self.dept] & self.active
+        held = np.nonzero(stop & (a.state != WorkState.idle.value))[0]
+        if len(held):
+            self._close(held, tick, TaskStatus.failed, FailReason.budget, ev, results)
+            a.state[held] = WorkState.idle
+        for local in np.nonzero(stop & (a.queues.length > 0))[0].tolist():
+            for task_id in a.queues.drain(local)["task"].tolist():
+                self._record_failure(local, task_id, tick, FailReason.budget, ev, results)
 
     def _receive_replies(self, reply: np.ndarray) -> None:
         """A reply to the agent's open help request lifts its competence for the task; a

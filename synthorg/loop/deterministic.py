@@ -78,7 +78,8 @@ class BudgetConstraint:
     def blocked(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray) -> np.ndarray:
         if not self.policies.budget.enforce:
             return np.zeros(len(batch), dtype=bool)
-        over = dept_spent[batch.dept] >= self.dept_budget_micro[batch.dept]
+        budget = self.policies.budget
+        over = dept_spent[batch.dept] >= budget.block_tools_at * self.dept_budget_micro[batch.dept]
         return (plan.action == ActionKind.call_tool.value) & over
 
 

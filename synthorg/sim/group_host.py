@@ -134,8 +134,10 @@ class GroupHost:
         arrivals = (ahead[1] if ahead is not None and ahead[0] == tick
                     else self._draw(tick))
         self.next_task += len(arrivals)
+        last_spend = np.zeros_like(self.dept_spent)  # every group's, in the last tick
         for s in got["spend"]:
-            self.dept_spent += s
+            last_spend += s
+        self.dept_spent += last_spend
         all_loads = np.concatenate(got["loads"])
         changes = self.timeline.advance(tick, self._current_skills(got["skills"]))
         org = None
@@ -143,8 +145,9 @@ class GroupHost:
             org = (self.timeline.directory, changes)
             self.secops = RuleEngine(self.timeline.directory, self.config.policies.security)
         landed = self.actions.due(tick)  # waits for the outcomes due now
-        out = self.group.step(tick, merge_inbox(got["messages"]), all_loads, self.dept_spent,
-                              self.secops, landed, self.timeline.tools_down(tick), org)
+        out = self.group.step(tick, merge_inbox(got["messages"]), all_loads,
+                              (self.dept_spent, last_spend), self.secops, landed,
+                              self.timeline.tools_down(tick), org)
         self.actions.issue(out.issued, out.call_arguments)
         if draw_next:
             self.draw_ahead(tick + 1)

@@ -89,3 +89,32 @@ def test_a_rejected_request_ends_its_task_unless_the_policy_hands_it_to_the_head
     assert rejected > 0 and handoffs(fail) == 0
     assert fail.tasks.filter(pl.col("fail_reason") == "rejected").height == rejected
     assert handoffs(head) > 0
+
+
+def _dept_spend(run) -> dict[str, float]:
+    ts = pl.read_parquet(run.run_dir / "timeseries.parquet")
+    return dict(ts.group_by("department").agg(
+        (pl.col("cost_salary_usd") + pl.col("cost_tools_usd")).sum().alias("usd")).iter_rows())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_budgets_bind_with_recorded_control_signals(tmp_path, seed):
+    """Under a budget too small for the run, each department's spend stays within its share;
+    the alerts at 75 and 90 % and the halt are recorded once each, in that order; work
+    stops with reason `budget`. Watched only, the same budget is overrun, and said so."""
+    tight = ["company.budget_usd=60000"]
+    cfg = synthorg.load_config(STARTUP, tight)
+    shares = {d.id: cfg.company.budget_usd * d.budget_share for d in cfg.departments}
+    bound = _run(tmp_path, "bound", tight, seed=seed)
+    watched = _run(tmp_path, "watched", [*tight, "policies.budget.enforce=false"], seed=seed)
+    for dept, spent in _dept_spend(bound).items():
+        assert spent <= shares[dept] + 1e-6, dept
+    assert abs(sum(_dept_spend(bound).values()) - bound.summary.cost_usd) < 0.01
+    assert any(spent > shares[d] for d, spent in _dept_spend(watched).items())
+    for run, halts in ((bound, True), (watched, False)):
+        alerts = run.events.filter(pl.col("kind") == "budget_alert")
+        for dept, rows in alerts.group_by("actor"):
+            assert rows["value"].to_list() == ([0.75, 0.9, 1.0] if halts else [0.75, 0.9])
+    assert bound.tasks.filter(pl.col("fail_reason") == "budget").height > 0
+    assert watched.tasks.filter(pl.col("fail_reason") == "budget").height == 0
+    assert bound.summary.tasks_completed < watched.summary.tasks_completed

@@ -12,7 +12,8 @@ from synthorg.loop.deterministic import BudgetConstraint, NoConstraint, Threshol
 from synthorg.org.directory import OrgDirectory
 from tests.conftest import STARTUP
 
-BROKE = ["runtime.backend=local", "company.budget_usd=2000"]  # spent within a few ticks
+# tool calls refused from the first dollar (the budget itself lasts the run)
+BROKE = ["runtime.backend=local", "policies.budget.block_tools_at=0.0"]
 
 
 def _group(overrides: list[str]) -> AgentGroup:
