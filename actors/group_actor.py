@@ -157,8 +157,8 @@ class AgentGroupActor:
     def dept_spent(self) -> np.ndarray:
         return self._host.dept_spent
 
-    def open_task_ids(self) -> list[int]:
-        return self._host.group.open_task_ids()
+    def open_tasks(self) -> list[tuple[int, int]]:
+        return self._host.group.open_tasks()
 
     def agent_rows(self) -> dict[str, np.ndarray]:
         return self._host.group.agent_rows()

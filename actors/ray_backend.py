@@ -298,9 +298,9 @@ class RayBackend:
     def agent_rows(self) -> list[dict[str, np.ndarray]]:
         return wait([g.agent_rows.remote() for g in self.groups], -1)
 
-    def open_task_ids(self) -> list[int]:
-        return [t for ids in wait([g.open_task_ids.remote() for g in self.groups], -1)
-                for t in ids]
+    def open_tasks(self) -> list[tuple[int, int]]:
+        return [tuple(t) for held in wait([g.open_tasks.remote() for g in self.groups], -1)
+                for t in held]
 
     def group_pids(self) -> list[int]:
         return list(self._pids)

@@ -711,10 +711,13 @@ class AgentGroup:
         self.a = AgentColumns.from_state(state["agents"])  # type: ignore[arg-type]
 
     # ---- read-outs -------------------------------------------------------------------------
-    def open_task_ids(self) -> list[int]:
+    def open_tasks(self) -> list[tuple[int, int]]:
+        """(task id, agent) of every task an agent of the group holds or has queued."""
         a = self.a
-        held = a.cur["task"][a.state != WorkState.idle.value].tolist()
-        return sorted(held + a.queues.task_ids())
+        holding = np.nonzero(a.state != WorkState.idle.value)[0]
+        held = list(zip(a.cur["task"][holding].tolist(),
+                        self.global_ids[holding].tolist(), strict=True))
+        return sorted(held + [(t, self.lo + local) for t, local in a.queues.task_agents()])
 
     def agent_rows(self) -> dict[str, np.ndarray]:
         a = self.a

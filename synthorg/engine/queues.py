@@ -154,5 +154,6 @@ class TaskQueues:
             queues.push_many(np.asarray(agents, dtype=np.intp), np.asarray(tasks, TASK_DTYPE))
         return queues
 
-    def task_ids(self) -> list[int]:
-        return list(self._where)
+    def task_agents(self) -> list[tuple[int, int]]:
+        """(task id, agent) of every queued task."""
+        return list(self._where.items())

@@ -99,13 +99,25 @@ def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
     )
 
 
-def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirectory) -> pl.DataFrame:
-    """Writes tasks.parquet; returns per-status counts and quality for the summary."""
+def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirectory,
+                holders: dict[int, int] | None = None) -> pl.DataFrame:
+    """Writes tasks.parquet (and returns it). An open task's agent is who holds or queues
+    it (`holders`: task id -> agent; or its addressee, for one travelling in a message);
+    a failed task has no quality."""
     res = _scan(results, RESULT_DTYPE).rename({"status": "status_code"})
     agents = dict(enumerate(d.agent_ids))
+    held = pl.LazyFrame({"task": list((holders or {}).keys()),
+                         "holder": list((holders or {}).values())},
+                        schema={"task": pl.Int64, "holder": pl.Int32})
     frame = (
         _scan(created, TASK_DTYPE)
         .join(res, on="task", how="left")
+        .join(held, on="task", how="left")
+        .with_columns(
+            pl.coalesce("agent", "holder").alias("agent"),
+            pl.when(pl.col("status_code") == int(TaskStatus.completed)).then(pl.col("quality"))
+            .alias("quality"),
+        )
         .with_columns(
             pl.col("type").replace_strict(dict(enumerate(d.type_ids)), return_dtype=pl.String),
             pl.col("dept").replace_strict(dict(enumerate(d.dept_ids)), return_dtype=pl.String)
@@ -123,7 +135,7 @@ def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirec
             (pl.col("finished") - pl.col("started")).alias("duration_ticks"),
             (pl.col("finished") - pl.col("created")).alias("lead_time_ticks"),
         )
-        .drop("dept", "status_code", "reason", "cost_micro")
+        .drop("dept", "status_code", "reason", "cost_micro", "holder")
         .sort("task")
         .collect()
     )
@@ -195,6 +207,16 @@ def write_actions(out: Path, files: list[Path], d: OrgDirectory) -> None:
 
 
 TIMESERIES_SUMS = ("headcount", "busy", "queued", "escalations")
+
+
+def timeseries_totals(files: list[Path]) -> tuple[int, int, int, int]:
+    """(busy agent-ticks, agent-ticks at work, salaries paid, tool spend: micro-USD) over
+    the run, from the groups' timeseries rows."""
+    row = (_scan(files, TIMESERIES_DTYPE)
+           .select(pl.col("busy").sum(), pl.col("headcount").sum(),
+                   pl.col("salary_micro").sum(), pl.col("tool_micro").sum())
+           .collect().row(0))
+    return tuple(int(v or 0) for v in row)  # type: ignore[return-value]
 
 
 def write_timeseries(out: Path, files: list[Path], tasks_file: Path, d: OrgDirectory) -> None:

@@ -131,10 +131,12 @@ class Exchange:
         """From every reader's flat inputs (as group actors keep them)."""
         return cls([from_flat(f, len(flats)) for f in flats])
 
-    def task_ids(self) -> list[int]:
-        """Tasks travelling in messages (assigned or handed over, not yet received)."""
-        return [t for got in self.inputs for m in got["messages"]
-                for t in m["t_task"][carries_task(m)].tolist()]
+    def tasks_in_flight(self) -> list[tuple[int, int]]:
+        """(task id, addressee) of the tasks travelling in messages (assigned or handed
+        over, not yet received)."""
+        return [(t, dst) for got in self.inputs for m in got["messages"]
+                for t, dst in zip(m["t_task"][carries_task(m)].tolist(),
+                                  m["dst"][carries_task(m)].tolist(), strict=True)]
 
     def dept_spent(self, running: np.ndarray) -> np.ndarray:
         """Spend per department so far: `running` (a host's, before the last tick) plus the

@@ -52,8 +52,8 @@ class LocalBackend:
     def agent_rows(self) -> list[dict[str, np.ndarray]]:
         return [g.group.agent_rows() for g in self.groups]
 
-    def open_task_ids(self) -> list[int]:
-        return [t for g in self.groups for t in g.group.open_task_ids()]
+    def open_tasks(self) -> list[tuple[int, int]]:
+        return [t for g in self.groups for t in g.group.open_tasks()]
 
     def close(self) -> None:
         for g in self.groups:

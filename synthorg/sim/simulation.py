@@ -32,6 +32,7 @@ from synthorg.domain.rng import root_key
 from synthorg.errors import ActorCrashed, Interrupted, MisuseError, RunFailure
 from synthorg.ledger.ledger import PARTS_DIR, combine, part_files, record_incident
 from synthorg.ledger.tables import (
+    timeseries_totals,
     write_actions,
     write_agents,
     write_events,
@@ -46,7 +47,7 @@ from synthorg.sim.backend import Backend, RunPlan, expected_work, group_bounds, 
 from synthorg.sim.driver import Driver
 from synthorg.sim.local import LocalBackend
 from synthorg.sim.rundir import owned
-from synthorg.sim.summary import Summary, summarise
+from synthorg.sim.summary import Summary, outcomes, summarise
 
 # Backends outside the domain package are found by name so synthorg/ never imports actors/.
 BACKENDS = {"ray": "actors.ray_backend:RayBackend"}
@@ -171,7 +172,7 @@ class Simulation:
                         exchange = backend.settle()  # the last ticks may still be running
                         tick_seconds += time.perf_counter() - t0
                         totals = combine(backend.shard_totals(), driver.tick)
-                        open_ids = backend.open_task_ids() + exchange.task_ids()
+                        open_tasks = backend.open_tasks() + exchange.tasks_in_flight()
                         agent_rows = backend.agent_rows()
                         spent = backend.dept_spent()
                         break
@@ -190,7 +191,7 @@ class Simulation:
         finally:
             self.backend.close()  # type: ignore[union-attr]
             self.backend = None
-        return self._finish(plan, totals, open_ids, agent_rows, spent, ticks, started,
+        return self._finish(plan, totals, open_tasks, agent_rows, spent, ticks, started,
                             tick_seconds, incidents, keep_parts=bool(every))
 
     def _begin(self, plan: RunPlan, backend_cls: Callable[[RunPlan], Backend],
@@ -277,7 +278,7 @@ class Simulation:
         workers = 1 if self.config.runtime.agents_per_actor == "auto" else local_cpus()
         return LocalBackend, workers
 
-    def _finish(self, plan: RunPlan, totals: object, open_ids: list[int],
+    def _finish(self, plan: RunPlan, totals: object, open_tasks: list[tuple[int, int]],
                 agent_rows: list[dict[str, np.ndarray]], spent: np.ndarray, ticks: int,
                 started: float, tick_seconds: float, incidents: int,
                 keep_parts: bool) -> RunResult:
@@ -286,7 +287,8 @@ class Simulation:
         write_events(self.out, part_files(parts, "events") + part_files(parts, "incidents"),
                      directory)
         tasks = write_tasks(self.out, part_files(parts, "created"), part_files(parts, "results"),
-                            directory)
+                            directory, dict(open_tasks))
+        figures = outcomes(tasks, *timeseries_totals(part_files(parts, "timeseries")))
         final = OrgTimeline(self.config, directory)
         final.advance(ticks - 1)
         write_agents(self.out, agent_rows, final.directory)
@@ -298,9 +300,9 @@ class Simulation:
         done = tasks.filter(pl.col("status") == "completed")
         summary = summarise(
             totals,  # type: ignore[arg-type]
-            tasks_open=len(set(open_ids)),
+            tasks_open=len(dict(open_tasks)),
             mean_quality=float(done["quality"].mean()) if len(done) else 0.0,  # type: ignore[arg-type]
-            cost_usd=float(spent.sum()) / MICRO,
+            cost_usd=float(spent.sum()) / MICRO, **figures,
             run_id=plan.run_id, company=self.config.company.name,
             backend=self.config.runtime.backend, seed=self.seed, ticks=ticks,
             agents=self.config.agent_count(), headcount_end=final.directory.headcount(),

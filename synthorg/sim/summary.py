@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import polars as pl
 from pydantic import BaseModel, ConfigDict
 
 from synthorg.domain.enums import MessageKind
 from synthorg.ledger.ledger import LedgerTotals
+
+MICRO = 1_000_000
 
 
 class Summary(BaseModel):
@@ -26,14 +29,20 @@ class Summary(BaseModel):
     tasks_failed: int
     tasks_open: int
     conservation_ok: bool
-    tool_calls: int
+    tool_calls: int  # attempted: executed + denied + escalated
+    tool_calls_executed: int = 0
     tool_calls_denied: int
     tool_calls_escalated: int
-    approvals: int
+    budget_blocked: int = 0  # planned tool calls a department's budget refused
+    approvals: int  # granted
+    approvals_requested: int = 0  # = escalations: each asks the SecOps office
+    approvals_rejected: int = 0
     escalations: int
     messages: int
     delegations: int
     help_requests: int
+    help_declined: int = 0  # requests beyond a helper's capacity that tick
+    budget_alerts: int = 0
     promotions: int = 0
     demotions: int = 0
     hires: int = 0
@@ -45,8 +54,18 @@ class Summary(BaseModel):
     llm_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
-    cost_usd: float
-    mean_quality: float
+    cost_usd: float  # = cost_salaries_usd + cost_tools_usd + cost_llm_usd
+    cost_salaries_usd: float = 0.0
+    cost_tools_usd: float = 0.0
+    cost_llm_usd: float = 0.0
+    cost_per_completed_task_usd: float = 0.0
+    mean_quality: float  # completed tasks
+    failure_rate: float = 0.0  # failed / (completed + failed)
+    tasks_failed_by_reason: dict[str, int] = {}
+    lead_time_mean: float = 0.0  # ticks from creation to completion, completed tasks
+    lead_time_p50: float = 0.0
+    lead_time_p90: float = 0.0
+    utilisation: float = 0.0  # agent-ticks busy (holding a task) / agent-ticks at work
     ledger_sha256: str
     wall_seconds: float
     tick_seconds: float
@@ -64,9 +83,15 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
         tasks_open=tasks_open,
         conservation_ok=created == totals.completed + totals.failed + tasks_open,
         tool_calls=c["tool_call"] + c["tool_denied"] + c["tool_escalated"],
+        tool_calls_executed=c["tool_call"],
         tool_calls_denied=c["tool_denied"],
         tool_calls_escalated=c["tool_escalated"],
+        budget_blocked=c["budget_blocked"],
         approvals=c["approval_granted"],
+        approvals_requested=c["escalated"],
+        approvals_rejected=c["approval_rejected"],
+        help_declined=c["help_declined"],
+        budget_alerts=c["budget_alert"],
         escalations=c["escalated"],
         messages=c["message_sent"] + c["help_given"],
         delegations=totals.message_kinds.get(int(MessageKind.delegate), 0),
@@ -84,3 +109,31 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
         ledger_sha256=totals.sha256,
         **fields,
     )
+
+
+def outcomes(tasks: pl.DataFrame, busy: int, present: int, salary_micro: int,
+             tool_micro: int) -> dict[str, object]:
+    """The study figures of a run: lead times and failures by reason from its tasks table;
+    utilisation (agent-ticks busy of agent-ticks at work) and the cost split from the
+    timeseries totals, in micro-dollars so that the parts add up to cost_usd."""
+    done = tasks.filter(pl.col("status") == "completed")["lead_time_ticks"]
+    failed = tasks.filter(pl.col("status") == "failed")
+    ended = len(done) + failed.height
+    reasons = dict(failed.group_by("fail_reason").len().sort("fail_reason").iter_rows())
+
+    def quantile(q: float) -> float:
+        return float(done.quantile(q, "nearest")) if len(done) else 0.0  # type: ignore[arg-type]
+
+    return {
+        "failure_rate": round(failed.height / ended, 6) if ended else 0.0,
+        "tasks_failed_by_reason": {str(k): int(v) for k, v in reasons.items()},
+        "lead_time_mean": round(float(done.mean()), 4) if len(done) else 0.0,  # type: ignore[arg-type]
+        "lead_time_p50": quantile(0.5),
+        "lead_time_p90": quantile(0.9),
+        "utilisation": round(busy / present, 6) if present else 0.0,
+        "cost_salaries_usd": salary_micro / MICRO,
+        "cost_tools_usd": tool_micro / MICRO,
+        "cost_llm_usd": 0.0,
+        "cost_per_completed_task_usd": (round((salary_micro + tool_micro) / MICRO / len(done), 6)
+                                        if len(done) else 0.0),
+    }

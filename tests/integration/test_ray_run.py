@@ -53,8 +53,12 @@ def test_finished_tasks_have_no_nulls(seed7):
     tasks = pl.read_parquet(out / "tasks.parquet")
     finished = tasks.filter(pl.col("status").is_in(["completed", "failed"]))
     assert len(finished) == summary["tasks_completed"] + summary["tasks_failed"]
-    cols = ["quality", "cost_usd", "duration_ticks", "turns", "tokens"]
+    cols = ["cost_usd", "duration_ticks", "turns", "tokens"]
     assert finished.select(cols).null_count().sum_horizontal().item() == 0
+    # quality is a completed task's only: a failed one has none
+    quality = finished.group_by("status").agg(pl.col("quality").null_count(), pl.len())
+    assert {s: (n, all_) for s, n, all_ in quality.iter_rows()} == {
+        s: (0 if s == "completed" else all_, all_) for s, _, all_ in quality.iter_rows()}
     assert tasks.filter(pl.col("status") == "open").height == summary["tasks_open"]
     assert tasks["task"].n_unique() == tasks.height == summary["tasks_created"]
 

@@ -63,8 +63,9 @@ def test_tasks_table(seed7):
     assert tasks["task"].n_unique() == tasks.height
     assert set(tasks["status"].unique()) <= {"completed", "failed", "open"}
     finished = tasks.filter(pl.col("status").is_in(["completed", "failed"]))
-    cols = ["quality", "cost_usd", "duration_ticks", "turns", "tokens"]
+    cols = ["cost_usd", "duration_ticks", "turns", "tokens"]
     assert finished.select(cols).null_count().sum_horizontal().item() == 0
+    assert tasks.filter(pl.col("status") == "completed")["quality"].null_count() == 0
     assert tasks.filter(pl.col("status") == "completed").height == s.tasks_completed
     assert tasks.filter(pl.col("status") == "failed").height == s.tasks_failed
     assert tasks.filter(pl.col("status") == "open").height == s.tasks_open
