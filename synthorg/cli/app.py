@@ -207,9 +207,22 @@ def bench(
     repeat: Annotated[int, typer.Option(min=1, help="runs per size and backend; the best "
                                         "counts (a shared machine is noisy)")] = 5,
     address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+    facts: Annotated[int, typer.Option(min=0, max=30, help="check every stylised fact on "
+                                       "this many seeds instead (0: performance)")] = 0,
 ) -> None:
-    """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory."""
+    """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory. With
+    --facts N: one line per stylised fact (effect, 95 % interval, whether it holds)."""
     from synthorg.bench import memory_flat, throughput
+
+    if facts:
+        from synthorg.facts import FACTS, Runner
+
+        if facts < 2:
+            raise _fail("--facts: a confidence interval needs at least 2 seeds", EXIT_MISUSE)
+        runner = Runner()
+        for fact in FACTS:
+            print(json.dumps(runner.check(fact, range(facts)).row()), flush=True)
+        return
 
     try:
         sizes = [int(a) for a in agents.split(",") if a.strip()]

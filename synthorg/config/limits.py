@@ -19,6 +19,7 @@ DEFAULTS = {
     "SYNTHORG_MAX_YAML_DEPTH": 64,  # nesting of mappings and lists
     "SYNTHORG_MAX_STRING": 2**20,  # characters of one scalar
     "SYNTHORG_MAX_AGENTS": 1_000_000,  # agent slots of a company, hires included
+    "SYNTHORG_MAX_ARRIVALS": 1_000_000,  # mean task arrivals per tick (before demand spikes)
 }
 
 

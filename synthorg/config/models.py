@@ -141,6 +141,8 @@ class TaskTypeSpec(Frozen):
 
 class WorkloadSpec(Frozen):
     task_types: tuple[TaskTypeSpec, ...] = ()
+    scale: float = Field(default=1.0, gt=0.0, le=1000.0, description=(
+        "multiplies every task type's arrival rate (load studies)"))
 
 
 class ExecutorSpec(Frozen):
@@ -330,6 +332,10 @@ def reference_problems(cfg: CompanyConfig) -> list[str]:
     if slots > limit("SYNTHORG_MAX_AGENTS"):  # before any agent id is spelled out
         return ["agents: " + over("agents (counts summed, scenario hires included)", slots,
                                   "SYNTHORG_MAX_AGENTS")]
+    arrivals = int(sum(t.rate for t in cfg.workload.task_types) * cfg.workload.scale)
+    if arrivals > limit("SYNTHORG_MAX_ARRIVALS"):  # each tick's tasks are built in memory
+        return ["workload: " + over("mean task arrivals per tick (rates summed, times scale)",
+                                    arrivals, "SYNTHORG_MAX_ARRIVALS")]
     problems: list[str] = []
     depts = {d.id for d in cfg.departments}
     roles = {r.id: r for r in cfg.roles}

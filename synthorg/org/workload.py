@@ -39,7 +39,8 @@ class WorkloadGenerator:
         rng = workload_generator(self._seed, tick)
         types, columns = [], []  # per task type with arrivals: (difficulty, effort, priority, deadline)
         for t, tt in enumerate(self._spec.task_types):
-            n = int(rng.poisson(tt.rate if factors is None else tt.rate * factors[t]))
+            rate = tt.rate * self._spec.scale
+            n = int(rng.poisson(rate if factors is None else rate * factors[t]))
             if n == 0:
                 continue
             # the draws' order is the stream's: keep it, or every seed's workload changes

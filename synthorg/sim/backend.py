@@ -70,7 +70,8 @@ def expected_work(config: CompanyConfig, directory: OrgDirectory) -> np.ndarray:
     work = np.full(directory.size, AGENT_WEIGHT)
     for (_, t), pool in directory.handlers.items():
         if len(pool):
-            work[pool] += config.workload.task_types[t].rate / len(pool)
+            work[pool] += (config.workload.task_types[t].rate * config.workload.scale
+                           / len(pool))
     return work
 
 
