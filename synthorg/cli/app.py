@@ -59,15 +59,20 @@ def _start_ray(cfg: CompanyConfig, address: str | None) -> None:
 
 def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path,
               address: str | None, mode: str = "run", parent: Path | None = None,
-              at_tick: int = 0, overwrite: bool = False) -> object:
+              at_tick: int = 0, overwrite: bool = False, quiet: bool = False) -> object:
     from synthorg.errors import Interrupted
     from synthorg.sim.simulation import Simulation
 
-    _start_ray(cfg, address)
+    if not quiet:
+        _start_ray(cfg, address)
+    elif cfg.runtime.backend == "ray":
+        from actors.ray_backend import ensure_ray
+
+        ensure_ray(address, dashboard=True)
     sim = Simulation(cfg, seed=seed, out=out, address=address, overwrite=overwrite)
     total = ticks or cfg.simulation.ticks
     try:
-        with RunProgress(console, total) as progress:
+        with RunProgress(console, total, quiet) as progress:
             if mode == "resume":
                 return sim.resume(on_tick=progress.update)
             if mode == "fork" and parent is not None:
@@ -85,7 +90,8 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
 
 @app.command()
 def run(
-    config: ConfigArg,
+    config: Annotated[Path | None, typer.Argument(
+        help="company config YAML (not with --from: a fork takes its parent's)")] = None,
     seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED,
                                              help="root seed (default: the config's)")] = None,
     ticks: Annotated[int | None, typer.Option(min=1, max=MAX_TICKS,
@@ -98,29 +104,48 @@ def run(
     at_tick: Annotated[int | None, typer.Option(min=0, help="fork at this checkpoint tick")] = None,
     overwrite: Annotated[bool, typer.Option(
         help="replace another run's results found in --out (else refused)")] = False,
+    quiet: Annotated[bool, typer.Option(help="no progress bar, dashboard line or table")
+                     ] = False,
+    json_: Annotated[bool, typer.Option("--json", help="print summary.json to stdout "
+                                        "instead of the table (for scripts)")] = False,
 ) -> None:
     """Run one simulation and write summary.json, events/tasks/agents parquet.
 
-    With --from DIR --at-tick T, CONFIG is ignored in favour of DIR's resolved config (plus
-    --set): a counterfactual fork of DIR at tick T."""
+    With --from DIR --at-tick T (and no CONFIG): a counterfactual fork of DIR at tick T, on
+    DIR's resolved config plus --set. Without --out, runs go to out/<config>-seed<N>-<digest
+    of the config>, so runs of different --set values do not overwrite each other."""
     if (from_ is None) != (at_tick is None):
         raise _fail("--from and --at-tick go together", EXIT_MISUSE)
+    if (config is None) == (from_ is None):
+        raise _fail("give a CONFIG, or --from DIR --at-tick T for a fork (not both)",
+                    EXIT_MISUSE)
     if at_tick is not None and ticks is not None and ticks <= at_tick:
         raise _fail(f"--ticks ({ticks}) must be more than --at-tick ({at_tick}): a fork "
                     "continues its parent from that tick", EXIT_MISUSE)
     if from_ is not None:
         cfg = _load(from_ / "config.resolved.yaml", set_)
         seed = cfg.simulation.seed if seed is None else seed
+        name = f"{from_.resolve().name}-fork{at_tick}"
     else:
+        assert config is not None
         cfg = _load(config, set_)
+        name = config.stem
     seed_used = cfg.simulation.seed if seed is None else seed
-    out = out or Path("out") / f"{config.stem}-seed{seed_used}"
+    if out is None:
+        from synthorg.sim.simulation import config_digest_of
+
+        digest = config_digest_of(cfg)[:8]
+        out = Path("out") / f"{name}-seed{seed_used}-{ticks or cfg.simulation.ticks}t-{digest}"
     if from_ is not None and out.resolve() == from_.resolve():
         raise _fail("a fork needs its own --out directory", EXIT_MISUSE)
     result = _simulate(cfg, seed, ticks, out, address, mode="fork" if from_ else "run",
-                       parent=from_, at_tick=at_tick or 0, overwrite=overwrite)
+                       parent=from_, at_tick=at_tick or 0, overwrite=overwrite,
+                       quiet=quiet or json_)
     summary = result.summary  # type: ignore[attr-defined]
-    out_console.print(summary_table(summary, out))
+    if json_:
+        print(json.dumps(summary.model_dump(), indent=2))
+    elif not quiet:
+        out_console.print(summary_table(summary, out))
     if not summary.conservation_ok:
         raise _fail("task conservation violated: created != completed + failed + open",
                     EXIT_FAILED)

@@ -15,10 +15,10 @@ TOKEN_FILE = Path.home() / ".ray" / "auth_token"
 
 
 class RunProgress:
-    def __init__(self, console: Console, total: int) -> None:
+    def __init__(self, console: Console, total: int, quiet: bool = False) -> None:
         self._progress = Progress(
             TextColumn("[bold]ticks"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-            console=console, transient=False,
+            console=console, transient=False, disable=quiet,
         )
         self._task = self._progress.add_task("ticks", total=total)
 

@@ -26,7 +26,9 @@ def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -
     source = Path(path)
     raw, lines = _load_tree(source, depth=0)
     raw = apply_overrides(raw, overrides, source=str(source))
-    return _validate(raw, str(source), lines)
+    # a problem in a value given with --set names the flag, not the file's line
+    flags = {_resolved(raw, item): item for item in overrides}
+    return _validate(raw, str(source), lines, flags)
 
 
 def load_config_text(text: str, source: str = "<string>") -> CompanyConfig:
@@ -45,7 +47,8 @@ def template_path(name: str) -> Path | None:
     return None
 
 
-def _validate(raw: dict[str, Any], source: str, lines: dict[tuple[str, ...], int]) -> CompanyConfig:
+def _validate(raw: dict[str, Any], source: str, lines: dict[tuple[str, ...], int],
+              flags: dict[tuple[str, ...], str] | None = None) -> CompanyConfig:
     try:
         return CompanyConfig.model_validate(raw)
     except ValidationError as exc:
@@ -54,33 +57,68 @@ def _validate(raw: dict[str, Any], source: str, lines: dict[tuple[str, ...], int
             if not e["loc"] and e["type"] == "value_error":
                 # cross-reference problems, each already naming its field: add the line
                 msg = e["msg"].removeprefix("Value error, ")
-                problems.extend(_with_line(p, lines) for p in msg.split("; "))
+                problems.extend(_with_line(p, lines, flags or {}) for p in msg.split("; "))
             else:
-                problems.append(_describe(e, lines))
+                problems.append(_describe(e, lines, flags or {}))
         raise ConfigError(source, problems) from None
+
+
+def _resolved(raw: Any, item: str) -> tuple[str, ...]:
+    """The path an override set, with list items as indices (as validation errors name them)."""
+    loc: list[str] = []
+    node = raw
+    for key in item.partition("=")[0].strip().split("."):
+        if isinstance(node, list):
+            index = _list_index(node, key)
+            if index is None:
+                break
+            index %= len(node)
+            loc.append(str(index))
+            node = node[index]
+        elif isinstance(node, dict):
+            loc.append(key)
+            node = node.get(key)
+        else:
+            break
+    return tuple(loc)
+
+
+def _flag_for(loc: tuple[str, ...], path: str, flags: dict[tuple[str, ...], str]) -> str | None:
+    """`--set ITEM` for a problem at `loc` inside what ITEM set (with the problem's own path
+    when it lies deeper), or None."""
+    for n in range(len(loc), 0, -1):
+        if loc[:n] in flags:
+            return f"--set {flags[loc[:n]]}" + (f" ({path})" if n < len(loc) else "")
+    return None
 
 
 _PATH = re.compile(r"^([A-Za-z_][\w.\[\]]*): ")
 
 
-def _with_line(problem: str, lines: dict[tuple[str, ...], int]) -> str:
+def _with_line(problem: str, lines: dict[tuple[str, ...], int],
+               flags: dict[tuple[str, ...], str]) -> str:
     match = _PATH.match(problem)
     if not match:
         return problem
     path = match.group(1)
     loc = tuple(p for p in re.split(r"[.\[\]]+", path) if p)
+    flag = _flag_for(loc, path, flags)
+    if flag is not None:
+        return f"{flag}: {problem[match.end():]}"
     line = _nearest_line(loc, lines)
     if line is None:
         return problem
     return f"{path} (line {line}): {problem[match.end():]}"
 
 
-def _describe(error: Any, lines: dict[tuple[str, ...], int]) -> str:
+def _describe(error: Any, lines: dict[tuple[str, ...], int],
+              flags: dict[tuple[str, ...], str]) -> str:
     loc = tuple(str(p) for p in error["loc"])
     # pydantic adds the union member / model name to the loc; drop what is not a path segment
     path = _dotted(loc)
+    flag = _flag_for(_path_parts(loc), path, flags)
     line = _nearest_line(loc, lines)
-    where = f"{path or '<root>'}" + (f" (line {line})" if line else "")
+    where = flag or f"{path or '<root>'}" + (f" (line {line})" if line else "")
     msg = error["msg"]
     if error["type"] == "extra_forbidden":
         msg = "unknown key"
@@ -89,16 +127,16 @@ def _describe(error: Any, lines: dict[tuple[str, ...], int]) -> str:
     return f"{where}: {msg}"
 
 
+def _path_parts(loc: tuple[str, ...]) -> tuple[str, ...]:
+    """A pydantic loc less the union members and model names it adds."""
+    return tuple(p for p in loc if not (p in ("int", "str", "float", "bool") or p.startswith(
+        ("function-", "literal[", "list["))))
+
+
 def _dotted(loc: tuple[str, ...]) -> str:
     out = ""
-    for part in loc:
-        if part.isdigit():
-            out += f"[{part}]"
-        elif part in ("int", "str", "float", "bool") or part.startswith(
-                ("function-", "literal[", "list[")):
-            continue
-        else:
-            out += ("." if out else "") + part
+    for part in _path_parts(loc):
+        out += f"[{part}]" if part.isdigit() else ("." if out else "") + part
     return out
 
 

@@ -43,7 +43,7 @@ def test_options_obey_the_schemas_limits(tmp_path, args):
 
 
 def test_a_fork_must_run_past_its_tick(tmp_path):
-    r = runner.invoke(app, ["run", str(STARTUP), "--from", str(tmp_path), "--at-tick", "40",
+    r = runner.invoke(app, ["run", "--from", str(tmp_path), "--at-tick", "40",
                             "--ticks", "30", "--out", str(tmp_path / "f")])
     assert r.exit_code == 2
     assert "--ticks (30) must be more than --at-tick (40)" in " ".join(r.output.split())

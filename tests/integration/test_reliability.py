@@ -67,7 +67,7 @@ def test_fork_shares_the_parent_ledger_up_to_the_fork_tick(tmp_path):
     cfg = synthorg.load_config(STARTUP, base)
     synthorg.Simulation(cfg, seed=5, out=parent).run(ticks=120)
     child = tmp_path / "child"
-    r = runner.invoke(app, ["run", str(STARTUP), "--from", str(parent), "--at-tick", "60",
+    r = runner.invoke(app, ["run", "--from", str(parent), "--at-tick", "60",
                             "--out", str(child), "--set",
                             "policies.approvals.approve_probability=0.1"])
     assert r.exit_code == 0, r.output
@@ -208,7 +208,7 @@ def test_a_crafted_checkpoint_cannot_run_code(tmp_path):
     # an attacker who can write the checkpoint can write its manifest too: the format holds
     (out / "checkpoints" / "manifest.json").unlink()
     for args in (["resume", str(out)],
-                 ["run", str(STARTUP), "--from", str(out), "--at-tick", "20", "--out",
+                 ["run", "--from", str(out), "--at-tick", "20", "--out",
                   str(tmp_path / "fork")]):
         if args[0] == "run":
             latest = out / "checkpoints" / "tick-00000020.ckpt"
@@ -263,7 +263,7 @@ def test_ledger_parts_are_checked_before_resume_and_fork(tmp_path, damage):
         shutil.rmtree(out / "ledger-parts")
     before = sorted(p.name for p in out.rglob("*"))
     for args in (["resume", str(out)],
-                 ["run", str(STARTUP), "--from", str(out), "--at-tick", "50", "--out",
+                 ["run", "--from", str(out), "--at-tick", "50", "--out",
                   str(tmp_path / "fork")]):
         r = runner.invoke(app, args)
         assert r.exit_code == 2, r.output

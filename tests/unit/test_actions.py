@@ -188,7 +188,8 @@ def test_checkpoints_carry_actions_in_flight(tmp_path):
 
 
 def test_an_unknown_executor_is_named(tmp_path):
-    with pytest.raises(synthorg.errors.ConfigError, match=r"tools\[0\]\.executor"):
+    with pytest.raises(synthorg.errors.ConfigError,
+                       match=r"--set tools.code_editor.executor=nope: unknown executor"):
         synthorg.load_config(STARTUP, ["tools.code_editor.executor=nope"])
 
 

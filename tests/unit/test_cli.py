@@ -77,3 +77,29 @@ def test_installed_command_prints_no_traceback(tmp_path):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr + proc.stdout
     assert "broken YAML" in proc.stderr
+
+
+def test_runs_of_different_settings_get_their_own_default_directories(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    base = ["run", str(STARTUP), "--ticks", "5", "--quiet", "--set", "runtime.backend=local"]
+    for extra in ([], ["--set", "policies.work.learning_rate=0.05"], ["--seed", "3"]):
+        r = runner.invoke(app, [*base, *extra])
+        assert r.exit_code == 0, r.output
+        assert r.stdout == ""  # --quiet: nothing but errors
+    made = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert len(made) == 3 and all(m.startswith("startup-seed") for m in made)
+
+
+def test_json_prints_the_summary_for_scripts(tmp_path):
+    r = runner.invoke(app, ["run", str(STARTUP), "--ticks", "5", "--json", "--out",
+                            str(tmp_path / "r"), "--set", "runtime.backend=local"])
+    assert r.exit_code == 0, r.output
+    printed = json.loads(r.stdout)
+    assert printed == json.loads((tmp_path / "r" / "summary.json").read_text())
+
+
+def test_a_fork_takes_no_config_and_a_config_takes_no_fork(tmp_path):
+    r = runner.invoke(app, ["run", str(STARTUP), "--from", str(tmp_path), "--at-tick", "4"])
+    assert r.exit_code == 2 and "not both" in r.output
+    r = runner.invoke(app, ["run"])
+    assert r.exit_code == 2 and "give a CONFIG" in r.output
