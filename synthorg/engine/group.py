@@ -53,6 +53,19 @@ from synthorg.secops.office import GRANTED
 from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
+
+
+def _spread(rows: np.ndarray, helpers: np.ndarray, time_off: np.ndarray) -> np.ndarray | None:
+    """Per row of `rows` (sorted agents), the share of the tick its agent spent helping
+    (None: nobody helped)."""
+    if not len(helpers):
+        return None
+    at = np.searchsorted(rows, helpers)
+    found = at < len(rows)
+    found[found] = rows[at[found]] == helpers[found]
+    off = np.zeros(len(rows))
+    off[at[found]] = time_off[found]
+    return off
 _NO_ARGUMENTS = np.zeros(0, dtype=ARGUMENT_DTYPE)
 _NO_TEXT = np.zeros(0, dtype=np.uint8)
 
@@ -148,10 +161,12 @@ class AgentGroup:
 
         cycle.enter(LoopPhase.perceive)
         asks = self._perceive(tick, inbox, landed, loads, halted, ev, out, results)
-        time_off = self._answer_help(asks, ev, out)  # share of the tick spent helping
+        helpers, time_off = self._answer_help(asks, ev, out)  # and the share of their tick
 
         cycle.enter(LoopPhase.evaluate)
-        working = (a.state == WorkState.working.value) & (time_off < 1.0)
+        working = a.state == WorkState.working.value
+        if len(helpers) and (time_off >= 1.0).any():  # helping took their whole tick
+            working[helpers[time_off >= 1.0]] = False
         rows = np.nonzero(working if self.everyone_active else working & self.active)[0]
         batch = self._batch(tick, rows)
         s = self.strategies
@@ -178,7 +193,8 @@ class AgentGroup:
         paid = np.where(halted, 0, self.payroll)  # a halted department pays nobody
         spend += paid
         issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool, asking,
-                                      time_off[rows], down, ev, out, results, spend)
+                                      _spread(rows, helpers, time_off), down, ev, out,
+                                      results, spend)
         arguments, text, by_call = self._arguments(tick, issued)
 
         cycle.enter(LoopPhase.reflect)
@@ -375,21 +391,22 @@ class AgentGroup:
         """A task its agent holds while waiting (for help, an approval, an action's outcome)
         fails at its deadline too; a working agent's planner fails its own."""
         a = self.a
-        waiting = (a.state != WorkState.idle.value) & (a.state != WorkState.working.value)
-        late = np.nonzero(waiting & (tick > a.cur["deadline"] + grace))[0]
+        waiting = np.flatnonzero(a.state > WorkState.working.value)  # the waiting states
+        late = waiting[tick > a.cur["deadline"][waiting] + grace]
         if not len(late):
             return
         self._close(late, tick, TaskStatus.failed, FailReason.deadline, ev, results)
         check_work_transition(a.state[late], WorkState.idle)
         a.state[late] = WorkState.idle
 
-    def _answer_help(self, asks: np.ndarray, ev: EventBuffer, out: MessageBuffer) -> np.ndarray:
+    def _answer_help(self, asks: np.ndarray, ev: EventBuffer, out: MessageBuffer
+                     ) -> tuple[np.ndarray, np.ndarray]:
         """Helpers answer up to `help_capacity` requests each (in order of arrival), each
-        costing them `help_cost` of this tick's own work (returned per agent); the rest
-        bounce back unanswered."""
-        time_off = np.zeros(self.hi - self.lo)
+        costing them `help_cost` of this tick's own work; the rest
+        bounce back unanswered. Returns the helpers and the share of the tick each spent."""
+        nobody = (np.zeros(0, dtype=np.intp), np.zeros(0))
         if not len(asks):
-            return time_off
+            return nobody
         asks = take(asks, np.argsort(asks["dst"], kind="stable"))
         # each request's place in its helper's line this tick
         first = np.searchsorted(asks["dst"], asks["dst"], side="left")
@@ -405,9 +422,10 @@ class AgentGroup:
             ev.add(EventKind.help_declined, back["src"], back["t_task"], target=back["dst"])
             asks = take(asks, ~over)
             if not len(asks):
-                return time_off
+                return nobody
         local, skill = asks["dst"] - self.lo, asks["t_skill"]
-        np.add.at(time_off, local, self.cfg.policies.collaboration.help_cost)
+        helpers, answers = np.unique(local, return_counts=True)
+        time_off = answers * self.cfg.policies.collaboration.help_cost
         np.add.at(self.a.stats["helps_given"], local, 1)
         msgs = np.zeros(len(asks), dtype=MESSAGE_DTYPE)
         msgs["src"], msgs["dst"], msgs["t_task"] = asks["dst"], asks["src"], asks["t_task"]
@@ -417,7 +435,7 @@ class AgentGroup:
         out.add(msgs)
         ev.add(EventKind.help_given, msgs["src"], msgs["t_task"], target=msgs["dst"],
                value=msgs["value"])
-        return time_off
+        return helpers, time_off
 
     # ---- evaluate / plan -------------------------------------------------------------------
     def _batch(self, tick: int, rows: np.ndarray) -> WorkBatch:
@@ -518,7 +536,8 @@ class AgentGroup:
 
     # ---- act ----------------------------------------------------------------------------------
     def _act(self, tick: int, rows: np.ndarray, batch: WorkBatch, evaluation: Evaluation,
-             action: np.ndarray, on_tool: np.ndarray, asking: np.ndarray, time_off: np.ndarray,
+             action: np.ndarray, on_tool: np.ndarray, asking: np.ndarray,
+             time_off: np.ndarray | None,
              down: np.ndarray | None, ev: EventBuffer, out: MessageBuffer,
              results: ResultBuffer, spend: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Returns the actions issued and the rows (group-local) that escalated. A row's work
@@ -537,9 +556,11 @@ class AgentGroup:
         w = rows[work]
         tool = tool_all[work]
         tool_cost = self.dir.tool_cost_micro[tool]
-        collab = self.cfg.policies.collaboration
-        share = 1.0 - np.minimum(1.0, time_off + np.where(asking, collab.ask_cost, 0.0))
-        gained = (evaluation.rate * share)[work]
+        gained = evaluation.rate[work]
+        if time_off is not None or asking.any():  # less work for the share spent with others
+            off = np.zeros(len(rows)) if time_off is None else time_off
+            off = off + np.where(asking, self.cfg.policies.collaboration.ask_cost, 0.0)
+            gained = gained * (1.0 - np.minimum(1.0, off[work]))
         quality = task_quality(batch, evaluation)[work]
         issued = np.zeros(0, dtype=ACTION_DTYPE)
         now = np.ones(len(w), dtype=bool)

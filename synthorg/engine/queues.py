@@ -38,19 +38,26 @@ class TaskQueues:
 
     def push_many(self, locals_: np.ndarray, tasks: np.ndarray) -> None:
         """Queue task `tasks[i]` (TASK_DTYPE) for agent `locals_[i]`."""
-        heaps, where, calendar = self._heaps, self._where, self._calendar
+        heaps, push = self._heaps, heapq.heappush
+        agents, ids = locals_.tolist(), tasks["task"].tolist()
         entries = zip((-tasks["priority"].astype(np.int64)).tolist(), tasks["deadline"].tolist(),
-                      tasks["task"].tolist(), record_bytes(tasks),
-                      strict=True)
-        for local, entry in zip(locals_.tolist(), entries, strict=True):
-            heapq.heappush(heaps[local], entry)
-            where[entry[2]] = local
-            due = calendar.get(entry[1])
+                      ids, record_bytes(tasks), strict=True)
+        for local, entry in zip(agents, entries, strict=True):
+            push(heaps[local], entry)
+        self._where.update(zip(ids, agents, strict=True))
+        # the calendar by deadline: one extend per distinct deadline, not one step per task
+        deadline = tasks["deadline"]
+        order = np.argsort(deadline, kind="stable")
+        days, first = np.unique(deadline[order], return_index=True)
+        by_deadline = tasks["task"][order].tolist()
+        bounds = [*first.tolist(), len(by_deadline)]
+        calendar = self._calendar
+        for i, day in enumerate(days.tolist()):
+            due = calendar.get(day)
             if due is None:
-                calendar[entry[1]] = [entry[2]]
-                heapq.heappush(self._deadlines, entry[1])
-            else:
-                due.append(entry[2])
+                calendar[day] = due = []
+                push(self._deadlines, day)
+            due.extend(by_deadline[bounds[i]:bounds[i + 1]])
         np.add.at(self.length, locals_, 1)
 
     def expire(self, tick: int, grace: int) -> list[tuple[int, int]]:
@@ -99,10 +106,13 @@ class TaskQueues:
         taken: list[bytes] = []
         expired: list[tuple[int, int]] = []
         popped: list[int] = []
+        where, pop = self._where, heapq.heappop
         for local in locals_:
             heap = heaps[local]
-            while (entry := self._pop_live(heap)) is not None:
-                _, deadline, task_id, record = entry
+            while heap:
+                _, deadline, task_id, record = pop(heap)
+                if where.pop(task_id, None) is None:
+                    continue  # expired earlier: already out of `length`
                 popped.append(local)
                 if tick > deadline + grace:
                     expired.append((local, task_id))
