@@ -182,6 +182,28 @@ def schema() -> None:
     print(json.dumps(CompanyConfig.model_json_schema(), indent=2))
 
 
+def _fork_of(run_dir: Path) -> tuple[CompanyConfig, int, int] | None:
+    """A fork's parent config (checkpointing at the fork tick), fork tick and parent seed;
+    None for a run that is not a fork."""
+    from synthorg.sim import manifest
+    from synthorg.sim.simulation import FORK_FILE, PARENT_CONFIG
+
+    record = run_dir / FORK_FILE
+    if not record.is_file():
+        return None
+    try:
+        for f in (record, run_dir / PARENT_CONFIG):
+            manifest.verify(f)
+        fork = json.loads(record.read_text())
+        at_tick, seed = int(fork["at_tick"]), int(fork["parent_seed"])
+    except MisuseError as exc:
+        raise _fail(str(exc), EXIT_MISUSE) from None
+    except (OSError, ValueError, KeyError, TypeError):
+        raise _fail(f"{record}: not a synthorg fork record", EXIT_MISUSE) from None
+    every = max(1, at_tick)
+    return _load(run_dir / PARENT_CONFIG, [f"runtime.checkpoint_every={every}"]), at_tick, seed
+
+
 @app.command()
 def replay(
     run_dir: Annotated[Path, typer.Argument(help="a run directory written by `synthorg run`")],
@@ -209,7 +231,17 @@ def replay(
 
     recorded = provenance.read(run_dir)
     with tempfile.TemporaryDirectory(prefix="synthorg-replay-") as tmp:
-        result = _simulate(cfg, cfg.simulation.seed, cfg.simulation.ticks, Path(tmp), address)
+        fork = _fork_of(run_dir)
+        if fork is None:
+            result = _simulate(cfg, cfg.simulation.seed, cfg.simulation.ticks, Path(tmp),
+                               address)
+        else:  # the parent up to the fork tick (with a checkpoint there), then the fork
+            parent_cfg, at_tick, parent_seed = fork
+            _simulate(parent_cfg, parent_seed, at_tick + 1, Path(tmp) / "parent", address,
+                      quiet=True)
+            result = _simulate(cfg, cfg.simulation.seed, cfg.simulation.ticks,
+                               Path(tmp) / "fork", address, mode="fork",
+                               parent=Path(tmp) / "parent", at_tick=at_tick)
     got = result.summary.ledger_sha256  # type: ignore[attr-defined]
     now = provenance.current(config_digest_of(cfg))
     why = recorded.differences(now) if recorded is not None else ["no provenance recorded"]

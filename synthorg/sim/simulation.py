@@ -53,6 +53,7 @@ from synthorg.sim.summary import Summary, outcomes, summarise
 BACKENDS = {"ray": "actors.ray_backend:RayBackend"}
 MAX_RECOVERIES = 5
 # what a finished run leaves in its directory (and lists in its manifest)
+FORK_FILE, PARENT_CONFIG = "fork.json", "parent.config.resolved.yaml"
 OUTPUTS = ("summary.json", "config.resolved.yaml", "provenance.json", "events.parquet",
            "tasks.parquet", "agents.parquet", "actions.parquet", "timeseries.parquet")
 
@@ -118,6 +119,11 @@ class Simulation:
             parts.mkdir(parents=True)
             for name in ckpt.part_names(start):  # the parent's, up to the fork; no incidents
                 shutil.copy2(parent / PARTS_DIR / name, parts / name)
+            # what replay needs to rebuild the parent's ledger up to the fork
+            shutil.copy2(parent / "config.resolved.yaml", self.out / PARENT_CONFIG)
+            (self.out / FORK_FILE).write_text(json.dumps(
+                {"parent": str(parent.resolve()), "at_tick": at_tick,
+                 "parent_seed": start.seed}, indent=2) + "\n")
             return self._run(ticks, on_tick, start=start, forked=True)
 
     # ---- the loop --------------------------------------------------------------------------
@@ -303,7 +309,7 @@ class Simulation:
             tasks_open=len(dict(open_tasks)),
             mean_quality=float(done["quality"].mean()) if len(done) else 0.0,  # type: ignore[arg-type]
             cost_usd=float(spent.sum()) / MICRO, **figures,
-            run_id=plan.run_id, company=self.config.company.name,
+            run_id=plan.run_id, company=self.config.company.name, **self._fork_fields(),
             backend=self.config.runtime.backend, seed=self.seed, ticks=ticks,
             agents=self.config.agent_count(), headcount_end=final.directory.headcount(),
             groups=len(plan.group_bounds), incidents=incidents,
@@ -313,8 +319,16 @@ class Simulation:
                                          / max(tick_seconds, 1e-9), 1),
         )
         (self.out / "summary.json").write_text(json.dumps(summary.model_dump(), indent=2) + "\n")
-        manifest.record(self.out, [self.out / name for name in OUTPUTS])
+        forked = [self.out / n for n in (FORK_FILE, PARENT_CONFIG) if (self.out / n).is_file()]
+        manifest.record(self.out, [self.out / name for name in OUTPUTS] + forked)
         return RunResult(summary=summary, run_dir=self.out)
+
+    def _fork_fields(self) -> dict[str, object]:
+        try:
+            fork = json.loads((self.out / FORK_FILE).read_text())
+            return {"forked_from": str(fork["parent"]), "fork_tick": int(fork["at_tick"])}
+        except (OSError, ValueError, KeyError, TypeError):
+            return {}
 
     def _write_resolved(self, ticks: int) -> None:
         data = self.config.model_dump(mode="json")

@@ -17,6 +17,8 @@ class Summary(BaseModel):
     run_id: str
     company: str
     mode: str = "deterministic"
+    forked_from: str | None = None  # a fork's parent run directory
+    fork_tick: int | None = None
     backend: str
     seed: int
     ticks: int

@@ -78,6 +78,16 @@ def test_fork_shares_the_parent_ledger_up_to_the_fork_tick(tmp_path):
     p_all = pl.read_parquet(parent / "events.parquet")
     c_all = pl.read_parquet(child / "events.parquet")
     assert not p_all.equals(c_all)  # the policy change made a difference after the fork
+    summary = synthorg.Summary.model_validate_json((child / "summary.json").read_text())
+    assert (summary.forked_from, summary.fork_tick) == (str(parent.resolve()), 60)
+    # replay rebuilds the parent's ledger up to the fork, then the fork's
+    r = runner.invoke(app, ["replay", str(child)])
+    assert r.exit_code == 0 and "identical" in r.output, r.output
+    # ... and a changed record of the fork is refused, not replayed
+    record = child / "fork.json"
+    record.write_text(record.read_text().replace('"at_tick": 60', '"at_tick": 40'))
+    r = runner.invoke(app, ["replay", str(child)])
+    assert r.exit_code == 2 and "fork.json" in " ".join(r.output.split())
 
 
 def test_corrupted_checkpoint_is_reported(tmp_path):
