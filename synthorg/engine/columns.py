@@ -16,7 +16,8 @@ from synthorg.domain.records import TASK_DTYPE
 from synthorg.engine.queues import TaskQueues
 
 STAT_NAMES = ("completed", "failed", "cost", "tool_calls", "denied", "helps_given",
-              "help_requests", "escalations", "delegated", "waited", "actions_failed")
+              "help_requests", "escalations", "delegated", "waited", "actions_failed",
+              "paid", "tool_spend")  # paid, tool_spend: micro-USD over the run
 
 
 @dataclass

@@ -192,6 +192,11 @@ class AgentGroup:
         a.cost[busy] += self.salary[busy]
         paid = np.where(halted, 0, self.payroll)  # a halted department pays nobody
         spend += paid
+        if self.everyone_active and not halted.any():
+            a.stats["paid"] += self.salary
+        else:
+            paying = self.active & ~halted[self.dept]
+            a.stats["paid"][paying] += self.salary[paying]
         issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool, asking,
                                       _spread(rows, helpers, time_off), down, ev, out,
                                       results, spend)
@@ -574,6 +579,7 @@ class AgentGroup:
         a.quality_sum[wn] += quality[now]
         a.worked[wn] += 1
         a.cost[w] += tool_cost
+        a.stats["tool_spend"][w] += tool_cost
         a.stats["tool_calls"][w] += 1
         np.add.at(spend, self.dept[w], tool_cost)
         self._learn(wn, batch.tasks["skill"][work][now])

@@ -17,6 +17,7 @@ from synthorg.domain.enums import (
     Autonomy,
     EventKind,
     FailReason,
+    MessageKind,
     Priority,
     Seniority,
     TaskStatus,
@@ -83,11 +84,32 @@ def _sink(frame: pl.LazyFrame, path: Path) -> None:
         frame.sink_parquet(path)
 
 
+def _named_where(kinds: tuple[EventKind, ...], column: str, names: dict[int, str],
+                 alias: str) -> pl.Expr:
+    """`column` read as a name (from `names`) on rows of the event kinds `kinds`, else null."""
+    return (pl.when(pl.col("kind").is_in([int(k) for k in kinds]))
+            .then(pl.col(column).cast(pl.Int64).replace_strict(names, default=None,
+                                                               return_dtype=pl.String))
+            .otherwise(None).alias(alias))
+
+
 def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
-    """Every shard's events in one table, in ledger order: (tick, actor, seq)."""
+    """Every shard's events in one table, in ledger order: (tick, actor, seq), with the
+    integer `target` also read out where it names a tool, a SecOps rule, a fail reason or
+    (from `value`) a message kind."""
+    from synthorg.secops.rules import Rule
+
+    k = EventKind
     (
         _scan(files, EVENT_DTYPE)
         .sort("tick", "actor", "seq", maintain_order=True)
+        .with_columns(
+            _named_where((k.tool_call, k.tool_failed, k.action_done), "target",
+                         dict(enumerate(d.tool_ids)), "tool"),
+            _named_where((k.tool_denied, k.tool_escalated), "target", _names(Rule), "rule"),
+            _named_where((k.task_failed,), "target", _FAILURES, "fail_reason"),
+            _named_where((k.message_sent,), "value", _names(MessageKind), "message_kind"),
+        )
         .with_columns(
             pl.col("actor").alias("actor_index"),
             pl.col("actor").replace_strict(actor_names(d), return_dtype=pl.String),
@@ -161,8 +183,10 @@ def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory) 
         "state": [WorkState(int(s)).name for s in merged.pop("state")],
         "joined_tick": pl.Series(d.joined[idx], dtype=pl.Int32),
         "exit_tick": pl.Series(d.left[idx], dtype=pl.Int32).replace(NEVER, None),
-        **{k: v for k, v in merged.items() if k != "cost"},
-        "cost_usd": merged["cost"] / MICRO,
+        **{k: v for k, v in merged.items() if k not in ("cost", "paid", "tool_spend")},
+        "cost_usd": merged["cost"] / MICRO,  # of the tasks it ended
+        "paid_usd": merged["paid"] / MICRO,  # its salary over the run
+        "tool_spend_usd": merged["tool_spend"] / MICRO,
     }).sort("agent_index")
     with _writing(out / "agents.parquet") as path:
         frame.write_parquet(path)

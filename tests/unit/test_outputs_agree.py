@@ -86,3 +86,28 @@ def test_costs_add_up_to_the_cent(run):
     tool_events = run.events.filter(pl.col("kind") == "tool_call")["amount_usd"].sum()
     assert tool_events == pytest.approx(s.cost_tools_usd, abs=0.005)
     assert 0.0 < s.utilisation < 1.0
+
+
+def test_events_read_out_their_codes(run):
+    """Events name the tool, SecOps rule, fail reason and message kind they carry as codes,
+    and those names agree with the summary."""
+    events, s = run.events, run.summary
+    calls = events.filter(pl.col("kind") == "tool_call")
+    assert calls["tool"].null_count() == 0 and calls.height > 0
+    checked = events.filter(pl.col("kind").is_in(["tool_denied", "tool_escalated"]))
+    assert checked["rule"].null_count() == 0
+    failed = events.filter(pl.col("kind") == "task_failed")
+    assert dict(failed.group_by("fail_reason").len().iter_rows()) == s.tasks_failed_by_reason
+    asks = events.filter(pl.col("message_kind") == "ask").height
+    assert asks == s.help_requests
+    assert events.filter(pl.col("kind") == "task_completed")["tool"].null_count() == \
+        s.tasks_completed  # no code to read there
+
+
+def test_agents_costs_add_up_to_the_runs(run):
+    """What each agent was paid and spent on tools adds up to the run's cost, to the cent."""
+    agents, s = run.agents, run.summary
+    assert agents["paid_usd"].sum() == pytest.approx(s.cost_salaries_usd, abs=0.005)
+    assert agents["tool_spend_usd"].sum() == pytest.approx(s.cost_tools_usd, abs=0.005)
+    assert (agents["paid_usd"] + agents["tool_spend_usd"]).sum() == pytest.approx(
+        s.cost_usd, abs=0.005)
