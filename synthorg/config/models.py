@@ -193,6 +193,9 @@ class CollaborationPolicy(Frozen):
         "share of a tick's work one answer costs the helper"))
     ask_cost: float = Field(default=0.25, ge=0.0, le=1.0, description=(
         "share of a tick's work asking costs an asker who does not wait"))
+    heads_help: bool = Field(default=False, description=(
+        "department heads are among the colleagues asked for help (false: they lead, and "
+        "are asked only where nobody else is there)"))
     asker_waits: bool = Field(default=False, description=(
         "the asker stops until the answer comes (true) or works on with what it knows, "
         "the answer lifting its competence when it arrives (false)"))

@@ -60,6 +60,7 @@ class OrgDirectory:
     level_salary_micro: np.ndarray  # int64 per seniority level
     dept_budget_micro: np.ndarray  # int64 [n_depts]
     dept_routing: tuple[str, ...]
+    heads_help: bool  # whether department heads are among the colleagues asked for help
     tool_risk: np.ndarray  # int8 [n_tools]
     tool_destructive: np.ndarray  # bool [n_tools]
     tool_cost_micro: np.ndarray  # int64 [n_tools]
@@ -181,6 +182,7 @@ class OrgDirectory:
             dept_budget_micro=np.array(
                 [to_micro(budget * d.budget_share) for d in cfg.departments], dtype=np.int64),
             dept_routing=tuple(d.routing for d in cfg.departments),
+            heads_help=cfg.policies.collaboration.heads_help,
             tool_risk=np.array([int(RiskTier[t.risk]) for t in cfg.tools], dtype=np.int8),
             tool_destructive=np.array([t.destructive for t in cfg.tools], dtype=bool),
             tool_cost_micro=np.array([to_micro(t.cost_usd) for t in cfg.tools], dtype=np.int64),
@@ -219,6 +221,8 @@ def _derived(d: OrgDirectory) -> dict[str, object]:
     helpers = np.full((n_depts, len(d.skill_ids), HELPER_CANDIDATES), -1, dtype=np.int32)
     for k in range(n_depts):
         m = members[k]
+        if not d.heads_help and len(m) > 1:  # heads lead: their colleagues ask each other
+            m = m[m != heads[k]]
         for s in range(len(d.skill_ids)):
             # strongest first; ties to the lower slot (stable sort)
             order = m[np.argsort(-strong[m, s], kind="stable")][:HELPER_CANDIDATES]

@@ -119,3 +119,17 @@ def test_budgets_bind_with_recorded_control_signals(tmp_path, seed):
     assert bound.tasks.filter(pl.col("fail_reason") == "budget").height > 0
     assert watched.tasks.filter(pl.col("fail_reason") == "budget").height == 0
     assert bound.summary.tasks_completed < watched.summary.tasks_completed
+
+
+def test_heads_lead_rather_than_absorb_help_requests(tmp_path):
+    """By default colleagues ask each other, not their department head (before, heads gave
+    over a thousand helps in a run); `heads_help: true` puts them back among the helpers."""
+    def head_helps(run) -> int:
+        agents = run.agents
+        return int(agents.filter(pl.col("agent").str.ends_with("-head"))["helps_given"].sum())
+
+    leading = _run(tmp_path, "leading", [], config=ENTERPRISE, ticks=60)
+    helping = _run(tmp_path, "helping", ["policies.collaboration.heads_help=true"],
+                   config=ENTERPRISE, ticks=60)
+    assert leading.summary.help_requests > 0
+    assert head_helps(leading) == 0 < head_helps(helping)
