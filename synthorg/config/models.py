@@ -227,6 +227,9 @@ class BudgetPolicy(Frozen):
         "budgets bind: a department whose remaining budget cannot cover one more tick (its "
         "payroll and the most its agents' tool calls can cost) halts; its agents are not "
         "paid and its tasks fail with reason `budget`. false: budgets are only watched"))
+    period_ticks: int | None = Field(default=None, ge=1, le=10_000_000, description=(
+        "budgets are per period of this many ticks (a month, a quarter), each department's "
+        "share starting afresh; none: for the whole run"))
     block_tools_at: Probability = Field(default=0.9, description=(
         "share of a department's budget from which its tool calls are refused "
         "(budget_blocked), with `loop.constraints: budget`"))

@@ -112,6 +112,7 @@ class GroupHost:
         executors[len(executors)] = ApprovalDesk(decide_approvals)
         self.actions = ActionRunner(executors)
         self.dept_spent = np.zeros(len(directory.dept_ids), dtype=np.int64)
+        self.period_base = self.dept_spent.copy()  # spent before the budget period began
         self._starts = group_starts(bounds)
         self._claims = claims  # where departments marked CLAIMED are handed out
         none = np.zeros(len(directory.dept_ids))
@@ -138,6 +139,9 @@ class GroupHost:
         for s in got["spend"]:
             last_spend += s
         self.dept_spent += last_spend
+        period = self.config.policies.budget.period_ticks
+        if period and tick % period == 0:  # a new budget period: its spend starts at 0
+            self.period_base = self.dept_spent.copy()
         all_loads = np.concatenate(got["loads"])
         changes = self.timeline.advance(tick, self._current_skills(got["skills"]))
         org = None
@@ -145,9 +149,9 @@ class GroupHost:
             org = (self.timeline.directory, changes)
             self.secops = RuleEngine(self.timeline.directory, self.config.policies.security)
         landed = self.actions.due(tick)  # waits for the outcomes due now
-        out = self.group.step(tick, merge_inbox(got["messages"]), all_loads,
-                              (self.dept_spent, last_spend), self.secops, landed,
-                              self.timeline.tools_down(tick), org)
+        spending = (self.dept_spent - self.period_base, last_spend)  # in this budget period
+        out = self.group.step(tick, merge_inbox(got["messages"]), all_loads, spending,
+                              self.secops, landed, self.timeline.tools_down(tick), org)
         self.actions.issue(out.issued, out.call_arguments)
         if draw_next:
             self.draw_ahead(tick + 1)
@@ -242,7 +246,8 @@ class GroupHost:
         are part of the state)."""
         self.record()
         return {"group": self.group.state_dict(), "ledger": self.ledger.state(),
-                "dept_spent": self.dept_spent.copy(), "next_task": self.next_task,
+                "dept_spent": self.dept_spent.copy(), "period_base": self.period_base.copy(),
+                "next_task": self.next_task,
                 "tick": self.tick, "org": self.timeline.directory.digest(),
                 "org_skills": self.timeline.directory.skills,
                 "actions": self.actions.state()}
@@ -251,6 +256,7 @@ class GroupHost:
         self.group.load_state(state["group"])  # type: ignore[arg-type]
         self.ledger.restore(state["ledger"])  # type: ignore[arg-type]
         self.dept_spent = np.array(state["dept_spent"], dtype=np.int64)
+        self.period_base = np.array(state["period_base"], dtype=np.int64)
         self.next_task = int(state["next_task"])  # type: ignore[call-overload]
         self.tick = int(state["tick"])  # type: ignore[call-overload]
         # the org as of that tick, from the config's scenario

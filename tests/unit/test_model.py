@@ -133,3 +133,43 @@ def test_heads_lead_rather_than_absorb_help_requests(tmp_path):
                    config=ENTERPRISE, ticks=60)
     assert leading.summary.help_requests > 0
     assert head_helps(leading) == 0 < head_helps(helping)
+
+
+def test_a_budget_per_period_binds_each_period_and_lifts_with_the_next(tmp_path):
+    """With `period_ticks`, a department's share is for each period: spend within every
+    period stays within it, its alerts come again each period, and work resumes after a
+    halt when the next period begins."""
+    period = 50
+    overrides = [f"policies.budget.period_ticks={period}", "company.budget_usd=20000",
+                 "scenario=[]"]
+    cfg = synthorg.load_config(STARTUP, overrides)
+    shares = {d.id: cfg.company.budget_usd * d.budget_share for d in cfg.departments}
+    run = _run(tmp_path, "periods", overrides)
+    ts = pl.read_parquet(run.run_dir / "timeseries.parquet").with_columns(
+        (pl.col("tick") // period).alias("period"))
+    spent = ts.group_by("department", "period").agg(
+        (pl.col("cost_salary_usd") + pl.col("cost_tools_usd")).sum().alias("usd"))
+    for dept, _, usd in spent.iter_rows():
+        assert usd <= shares[dept] + 1e-6
+    halts = run.events.filter((pl.col("kind") == "budget_alert") & (pl.col("value") == 1.0))
+    assert halts.with_columns((pl.col("tick") // period).alias("p"))["p"].n_unique() == 4
+    done = run.tasks.filter(pl.col("status") == "completed").with_columns(
+        (pl.col("finished") // period).alias("p"))
+    assert done["p"].n_unique() == 4  # every period gets work done again
+    assert run.tasks.filter(pl.col("fail_reason") == "budget").height > 0
+
+
+def test_a_run_with_budget_periods_resumes_to_the_same_ledger(tmp_path):
+    from tests.conftest import interrupted_at
+
+    overrides = ["runtime.backend=local", "policies.budget.period_ticks=30",
+                 "company.budget_usd=15000", "runtime.checkpoint_every=20", "simulation.ticks=120"]
+    whole = synthorg.Simulation(synthorg.load_config(STARTUP, overrides), seed=4,
+                                out=tmp_path / "whole").run(ticks=120)
+    cut = synthorg.Simulation(synthorg.load_config(STARTUP, overrides), seed=4,
+                              out=tmp_path / "cut")
+    interrupted_at(cut, 120, 70)  # past a period boundary, between checkpoints
+    resumed = synthorg.Simulation(synthorg.load_config(STARTUP, overrides), seed=4,
+                                  out=tmp_path / "cut").resume()
+    assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
+    assert whole.events.filter(pl.col("kind") == "budget_alert").height > 0
