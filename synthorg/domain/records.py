@@ -161,6 +161,16 @@ def task_fields_of(messages: np.ndarray) -> np.ndarray:
     return out
 
 
+def answers_to(asks: np.ndarray, kind: int) -> np.ndarray:
+    """Messages of `kind` (a reply, a bounce) back to the senders of `asks`, about the task
+    and skill each asked about."""
+    back = np.zeros(len(asks), dtype=MESSAGE_DTYPE)
+    back["src"], back["dst"] = asks["dst"], asks["src"]
+    back["t_task"], back["t_skill"] = asks["t_task"], asks["t_skill"]
+    back["kind"] = kind
+    return back
+
+
 def messages_carrying(tasks: np.ndarray) -> np.ndarray:
     out = np.zeros(len(tasks), dtype=MESSAGE_DTYPE)
     for name in TASK_DTYPE.names or ():

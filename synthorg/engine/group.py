@@ -30,6 +30,7 @@ from synthorg.domain.records import (
     MESSAGE_DTYPE,
     RESULT_DTYPE,
     TIMESERIES_DTYPE,
+    answers_to,
     call_ids,
     carries_task,
     dept_actor,
@@ -419,10 +420,7 @@ class AgentGroup:
         over = place >= self.cfg.policies.collaboration.help_capacity
         if over.any():
             bounced = take(asks, over)
-            back = np.zeros(len(bounced), dtype=MESSAGE_DTYPE)
-            back["src"], back["dst"] = bounced["dst"], bounced["src"]
-            back["t_task"], back["t_skill"] = bounced["t_task"], bounced["t_skill"]
-            back["kind"] = MessageKind.bounce
+            back = answers_to(bounced, MessageKind.bounce)
             out.add(back)
             ev.add(EventKind.help_declined, back["src"], back["t_task"], target=back["dst"])
             asks = take(asks, ~over)
@@ -432,11 +430,8 @@ class AgentGroup:
         helpers, answers = np.unique(local, return_counts=True)
         time_off = answers * self.cfg.policies.collaboration.help_cost
         np.add.at(self.a.stats["helps_given"], local, 1)
-        msgs = np.zeros(len(asks), dtype=MESSAGE_DTYPE)
-        msgs["src"], msgs["dst"], msgs["t_task"] = asks["dst"], asks["src"], asks["t_task"]
-        msgs["t_skill"] = skill
+        msgs = answers_to(asks, MessageKind.reply)
         msgs["value"] = strength(self.a.skills[local, skill], self.seniority[local])
-        msgs["kind"] = MessageKind.reply
         out.add(msgs)
         ev.add(EventKind.help_given, msgs["src"], msgs["t_task"], target=msgs["dst"],
                value=msgs["value"])

@@ -15,8 +15,8 @@ import numpy as np
 
 from synthorg.domain.enums import EventKind, FailReason, MessageKind, WorkState
 from synthorg.domain.records import (
-    MESSAGE_DTYPE,
     TASK_DTYPE,
+    answers_to,
     carries_task,
     join,
     messages_carrying,
@@ -73,10 +73,7 @@ class Staffing:
                               results)
         asks = take(inbox, asking)
         if len(asks):
-            bounce = np.zeros(len(asks), dtype=MESSAGE_DTYPE)
-            bounce["src"], bounce["dst"], bounce["t_task"] = asks["dst"], asks["src"], asks["t_task"]
-            bounce["kind"] = MessageKind.bounce
-            out.add(bounce)
+            out.add(answers_to(asks, MessageKind.bounce))
         return take(inbox, ~(carrying | asking))
 
     def _route_again(self, tick: int, agent: int, tasks: np.ndarray, loads: np.ndarray,
