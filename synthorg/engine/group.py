@@ -198,7 +198,8 @@ class AgentGroup:
         else:
             paying = self.active & ~halted[self.dept]
             a.stats["paid"][paying] += self.salary[paying]
-        issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool, asking,
+        issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool,
+                                      np.where(asking, plan.helper, -1),
                                       _spread(rows, helpers, time_off), down, ev, out,
                                       results, spend)
         arguments, text, by_call = self._arguments(tick, issued)
@@ -449,10 +450,10 @@ class AgentGroup:
             dept=dept, skill=a.skills[rows, tasks["skill"]], tasks=tasks,
             progress=a.progress[rows], asks=a.asks[rows], help_bonus=a.help_bonus[rows],
             guidance=a.guidance[rows], rushed=a.rushed[rows],
-            wait_streak=a.wait_streak[rows], queue_len=a.queues.length[rows],
-            helper=self._helper_choice(agents, dept, tasks["skill"],
-                                       draws[BATCH_STREAMS.index(Stream.helper)]),
-            draws=draws,
+            wait_streak=a.wait_streak[rows], queue_len=a.queues.length[rows], draws=draws,
+            helpers=lambda at: self._helper_choice(
+                agents[at], dept[at], tasks["skill"][at],
+                draws[BATCH_STREAMS.index(Stream.helper)][at]),
         )
 
     def _helper_choice(self, agents: np.ndarray, dept: np.ndarray, skill: np.ndarray,
@@ -506,7 +507,7 @@ class AgentGroup:
         asking = action == ActionKind.send_message.value
         if not self.cfg.policies.collaboration.asker_waits:
             action[asking] = ActionKind.call_tool
-            plan = Plan(action=action.copy(), decision=plan.decision)
+            plan = Plan(action=action.copy(), decision=plan.decision, helper=plan.helper)
         on_tool = np.zeros(len(action), dtype=bool)
         blocked = self.strategies.constraints.blocked(batch, plan, dept_spent)
         action[blocked] = ActionKind.none
@@ -536,12 +537,14 @@ class AgentGroup:
 
     # ---- act ----------------------------------------------------------------------------------
     def _act(self, tick: int, rows: np.ndarray, batch: WorkBatch, evaluation: Evaluation,
-             action: np.ndarray, on_tool: np.ndarray, asking: np.ndarray,
+             action: np.ndarray, on_tool: np.ndarray, asks_whom: np.ndarray,
              time_off: np.ndarray | None,
              down: np.ndarray | None, ev: EventBuffer, out: MessageBuffer,
              results: ResultBuffer, spend: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Returns the actions issued and the rows (group-local) that escalated. A row's work
-        this tick is its rate less the share of the tick spent asking or helping."""
+        this tick is its rate less the share of the tick spent asking or helping.
+        asks_whom: the colleague a row asks for help (-1: it does not ask)."""
+        asking = asks_whom >= 0
         a = self.a
         ids = batch.agents
         tasks = batch.tasks["task"]
@@ -584,14 +587,14 @@ class AgentGroup:
         q = rows[ask]
         if len(q):
             msgs = messages_carrying(take(batch.tasks, ask))
-            msgs["src"], msgs["dst"], msgs["kind"] = ids[ask], batch.helper[ask], MessageKind.ask
+            msgs["src"], msgs["dst"], msgs["kind"] = ids[ask], asks_whom[ask], MessageKind.ask
             out.add(msgs)
             if self.cfg.policies.collaboration.asker_waits:
                 check_work_transition(a.state[q], WorkState.waiting_help)
                 a.state[q] = WorkState.waiting_help
             a.asks[q] += 1
             a.stats["help_requests"][q] += 1
-            ev.add(EventKind.message_sent, ids[ask], tasks[ask], target=batch.helper[ask],
+            ev.add(EventKind.message_sent, ids[ask], tasks[ask], target=asks_whom[ask],
                    value=float(MessageKind.ask))
 
         wait = action == ActionKind.none.value

@@ -60,14 +60,17 @@ class ThresholdPlanner:
         critical = batch.tasks["priority"] == Priority.critical.value
         decision = decide_many(evaluation.confidence, critical, p.decision)
         action = np.full(len(batch), ActionKind.call_tool, dtype=np.int8)
-        may_ask = (batch.asks < p.collaboration.max_help_requests_per_task) & (batch.helper >= 0)
-        action[(decision == DecisionType.investigate.value) & may_ask] = ActionKind.send_message
+        helper = np.full(len(batch), -1, dtype=np.int32)
+        would_ask = np.nonzero((decision == DecisionType.investigate.value)
+                               & (batch.asks < p.collaboration.max_help_requests_per_task))[0]
+        helper[would_ask] = batch.helpers(would_ask)
+        action[helper >= 0] = ActionKind.send_message
         action[decision == DecisionType.wait.value] = ActionKind.none
         action[decision == DecisionType.escalate.value] = ActionKind.ask_human
         action[batch.progress >= batch.tasks["effort"]] = ActionKind.finish
         overdue = batch.tick > batch.tasks["deadline"] + p.work.deadline_grace_ticks
         action[overdue & (action != ActionKind.finish.value)] = ActionKind.fail
-        return Plan(action=action, decision=decision)
+        return Plan(action=action, decision=decision, helper=helper)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ fixes. The loop around them is the same in every mode."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -34,8 +35,10 @@ class WorkBatch:
     rushed: np.ndarray
     wait_streak: np.ndarray
     queue_len: np.ndarray
-    helper: np.ndarray  # a colleague to ask per row (-1: nobody), among the strongest three
     draws: np.ndarray  # uniform [0, 1): one row per BATCH_STREAMS stream, one column per agent
+    # a colleague to ask for each of the given rows (-1: nobody), among the strongest three;
+    # asked only for the rows that would ask (each row's choice is its own seeded draw)
+    helpers: Callable[[np.ndarray], np.ndarray]
 
     def __len__(self) -> int:
         return len(self.agents)
@@ -57,6 +60,7 @@ class Evaluation:
 class Plan:
     action: np.ndarray  # ActionKind per agent
     decision: np.ndarray  # DecisionType per agent (meaningful where a decision was taken)
+    helper: np.ndarray  # whom an agent that asks for help asks (-1 elsewhere)
 
 
 class Evaluator(Protocol):
