@@ -56,6 +56,9 @@ class AgentSpec(Frozen):
     )
     skills: dict[Identifier, Level] = Field(default_factory=dict)
     autonomy: AutonomyName | None = None
+    budget_usd: Annotated[float, Field(ge=0)] | None = Field(default=None, description=(
+        "each of these agents' own budget for what it spends (tool calls; LLM use once it "
+        "lands), per budget period; none: `policies.budget.agent_usd`"))
     count: int = Field(default=1, ge=1, le=100_000)
 
     @field_validator("seniority")
@@ -233,6 +236,11 @@ class BudgetPolicy(Frozen):
     block_tools_at: Probability = Field(default=0.9, description=(
         "share of a department's budget from which its tool calls are refused "
         "(budget_blocked), with `loop.constraints: budget`"))
+    agent_usd: Annotated[float, Field(ge=0)] | None = Field(default=None, description=(
+        "every agent's own budget for what it spends (tool calls; LLM use once it lands), "
+        "per budget period, unless its `agents` entry sets `budget_usd`: a call that would "
+        "take the agent past it is refused (budget_blocked, rule agent_budget); none: agents "
+        "spend within their department's budget only"))
     alerts: tuple[Probability, ...] = Field(default=(0.75, 0.9), description=(
         "shares of a department's budget whose crossing is recorded (budget_alert events); "
         "a halt is recorded as the alert 1.0"))

@@ -110,6 +110,14 @@ class FailReason(IntEnum):
     budget = 6
 
 
+class BudgetRule(IntEnum):
+    """Which budget refused a planned call (the `rule` of a budget_blocked event)."""
+
+    allowed = 0
+    department_budget = 1
+    agent_budget = 2
+
+
 class EventKind(IntEnum):
     task_created = 0
     task_routed = 1

@@ -43,6 +43,7 @@ class AgentColumns:
     queues: TaskQueues
     stats: dict[str, np.ndarray]
     quality_total: np.ndarray
+    period_spend: np.ndarray  # micro-USD the agent spent in this budget period (tool calls)
 
     @classmethod
     def empty(cls, skills: np.ndarray) -> AgentColumns:
@@ -58,7 +59,8 @@ class AgentColumns:
             denials=zeros(np.int32), help_bonus=zeros(), guidance=zeros(), rushed=zeros(bool),
             approved=zeros(bool), wait_streak=zeros(np.int32),
             pending_rate=zeros(), pending_quality=zeros(), queues=TaskQueues(m),
-            stats={name: zeros(np.int64) for name in STAT_NAMES}, quality_total=zeros())
+            stats={name: zeros(np.int64) for name in STAT_NAMES}, quality_total=zeros(),
+            period_spend=zeros(np.int64))
 
     def state_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

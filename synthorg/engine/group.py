@@ -17,6 +17,7 @@ from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import (
     ActionKind,
     ActionStatus,
+    BudgetRule,
     EventKind,
     FailReason,
     MessageKind,
@@ -45,7 +46,7 @@ from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
 from synthorg.engine.staffing import Staffing
 from synthorg.loop.deterministic import task_quality
 from synthorg.loop.phases import LoopCycle, LoopPhase, check_work_transition
-from synthorg.loop.protocols import BATCH_STREAMS, Evaluation, Plan, WorkBatch
+from synthorg.loop.protocols import BATCH_STREAMS, Evaluation, Plan, Spending, WorkBatch
 from synthorg.loop.registry import strategies_for
 from synthorg.org.directory import OrgDirectory, strength
 from synthorg.org.routing import Department
@@ -97,7 +98,7 @@ class AgentGroup:
         self.global_ids = np.arange(lo, hi, dtype=np.int32)
         self.a = AgentColumns.empty(directory.skills[lo:hi])
         self.staffing = Staffing(self)
-        self.strategies = strategies_for(config, directory.dept_budget_micro)
+        self.strategies = strategies_for(config, directory)
         # ticks from issue to outcome, per executor (the last: the SecOps office's approvals)
         self._latency = np.array([*(config.executors[e].latency_ticks
                                     for e in directory.executor_ids[:-1]),
@@ -157,6 +158,9 @@ class AgentGroup:
         spend = np.zeros(len(self.dir.dept_ids), dtype=np.int64)
         if org is not None:
             self.staffing.reorganise(tick, *org, loads, ev, out, results)
+        period = self.cfg.policies.budget.period_ticks
+        if period and tick % period == 0:  # a new budget period: agents' spending starts at 0
+            a.period_spend[:] = 0
 
         halted = self._budget_control(tick, dept_spent, last_spend, ev)
 
@@ -509,9 +513,12 @@ class AgentGroup:
             action[asking] = ActionKind.call_tool
             plan = Plan(action=action.copy(), decision=plan.decision, helper=plan.helper)
         on_tool = np.zeros(len(action), dtype=bool)
-        blocked = self.strategies.constraints.blocked(batch, plan, dept_spent)
+        rule = self.strategies.constraints.blocked(
+            batch, plan, Spending(dept_spent, self.a.period_spend[batch.agents - self.lo]))
+        blocked = rule != BudgetRule.allowed.value
         action[blocked] = ActionKind.none
-        ev.add(EventKind.budget_blocked, batch.agents[blocked], batch.tasks["task"][blocked])
+        ev.add(EventKind.budget_blocked, batch.agents[blocked], batch.tasks["task"][blocked],
+               target=rule[blocked])
         calls_at = np.nonzero(action == ActionKind.call_tool.value)[0]
         if not len(calls_at):
             return action, on_tool, asking
@@ -578,6 +585,7 @@ class AgentGroup:
         a.worked[wn] += 1
         a.cost[w] += tool_cost
         a.stats["tool_spend"][w] += tool_cost
+        a.period_spend[w] += tool_cost
         a.stats["tool_calls"][w] += 1
         np.add.at(spend, self.dept[w], tool_cost)
         self._learn(wn, batch.tasks["skill"][work][now])

@@ -15,6 +15,7 @@ import polars as pl
 from synthorg.domain.enums import (
     ActionStatus,
     Autonomy,
+    BudgetRule,
     EventKind,
     FailReason,
     MessageKind,
@@ -106,7 +107,9 @@ def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
         .with_columns(
             _named_where((k.tool_call, k.tool_failed, k.action_done), "target",
                          dict(enumerate(d.tool_ids)), "tool"),
-            _named_where((k.tool_denied, k.tool_escalated), "target", _names(Rule), "rule"),
+            pl.coalesce(  # the SecOps rule, or the budget, that refused or escalated a call
+                _named_where((k.tool_denied, k.tool_escalated), "target", _names(Rule), "rule"),
+                _named_where((k.budget_blocked,), "target", _names(BudgetRule), "rule")),
             _named_where((k.task_failed,), "target", _FAILURES, "fail_reason"),
             _named_where((k.message_sent,), "value", _names(MessageKind), "message_kind"),
         )

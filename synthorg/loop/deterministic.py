@@ -5,14 +5,15 @@ seniors take on harder work, help raises competence but costs a tick on both sid
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from synthorg.config.models import Policies
 from synthorg.domain.decision import decide_many
-from synthorg.domain.enums import ActionKind, DecisionType, Priority
+from synthorg.domain.enums import ActionKind, BudgetRule, DecisionType, Priority
 from synthorg.domain.rng import Stream
-from synthorg.loop.protocols import Evaluation, Plan, WorkBatch
+from synthorg.loop.protocols import Evaluation, Plan, Spending, WorkBatch
 from synthorg.org.directory import strength
 
 RUSH_SPEEDUP = 1.3
@@ -75,23 +76,41 @@ class ThresholdPlanner:
 
 @dataclass(frozen=True)
 class BudgetConstraint:
-    policies: Policies
-    dept_budget_micro: np.ndarray
+    """A department's tool calls stop at `block_tools_at` of its budget for the period; an
+    agent with a budget of its own makes no call that would take it past that budget."""
 
-    def blocked(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray) -> np.ndarray:
-        if not self.policies.budget.enforce:
-            return np.zeros(len(batch), dtype=bool)
+    policies: Policies
+    dept_budget_micro: np.ndarray  # per department
+    agent_budget_micro: np.ndarray  # per agent slot, -1 = none
+    tool_cost_micro: np.ndarray
+
+    def blocked(self, batch: WorkBatch, plan: Plan, spent: Spending) -> np.ndarray:
+        rule = np.zeros(len(batch), dtype=np.int8)
         budget = self.policies.budget
-        over = dept_spent[batch.dept] >= budget.block_tools_at * self.dept_budget_micro[batch.dept]
-        return (plan.action == ActionKind.call_tool.value) & over
+        if not budget.enforce:
+            return rule
+        calls = plan.action == ActionKind.call_tool.value
+        dept_over = (spent.dept[batch.dept]
+                     >= budget.block_tools_at * self.dept_budget_micro[batch.dept])
+        rule[calls & dept_over] = BudgetRule.department_budget
+        if self.agents_have_budgets:
+            own = self.agent_budget_micro[batch.agents]
+            cost = self.tool_cost_micro[batch.tasks["tool"]]
+            over = (own >= 0) & (spent.agent + cost > own)
+            rule[calls & ~dept_over & over] = BudgetRule.agent_budget
+        return rule
+
+    @cached_property
+    def agents_have_budgets(self) -> bool:
+        return bool((self.agent_budget_micro >= 0).any())
 
 
 @dataclass(frozen=True)
 class NoConstraint:
     """Nothing blocks a planned action (budgets are only watched)."""
 
-    def blocked(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray) -> np.ndarray:
-        return np.zeros(len(batch), dtype=bool)
+    def blocked(self, batch: WorkBatch, plan: Plan, spent: Spending) -> np.ndarray:
+        return np.zeros(len(batch), dtype=np.int8)
 
 
 def task_quality(batch: WorkBatch, evaluation: Evaluation) -> np.ndarray:

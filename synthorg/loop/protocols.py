@@ -49,6 +49,14 @@ class WorkBatch:
 
 
 @dataclass(frozen=True, eq=False)
+class Spending:
+    """What was spent in the current budget period, in micro-USD."""
+
+    dept: np.ndarray  # per department, up to the last tick
+    agent: np.ndarray  # per batch row: the agent's own spending, up to now
+
+
+@dataclass(frozen=True, eq=False)
 class Evaluation:
     competence: np.ndarray
     confidence: np.ndarray
@@ -77,5 +85,5 @@ class Planner(Protocol):
 
 
 class ConstraintChecker(Protocol):
-    def blocked(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray) -> np.ndarray:
-        """A boolean mask of planned tool calls that constraints forbid this tick."""
+    def blocked(self, batch: WorkBatch, plan: Plan, spent: Spending) -> np.ndarray:
+        """Per row, the BudgetRule that forbids its planned tool call this tick (0: none)."""

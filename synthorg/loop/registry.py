@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from synthorg.config.models import CompanyConfig, LoopSpec
 from synthorg.loop.deterministic import (
     BudgetConstraint,
@@ -15,6 +13,7 @@ from synthorg.loop.deterministic import (
     ThresholdPlanner,
 )
 from synthorg.loop.protocols import ConstraintChecker, Evaluator, Planner, Reviser
+from synthorg.org.directory import OrgDirectory
 
 
 @dataclass(frozen=True)
@@ -25,13 +24,15 @@ class Strategies:
     constraints: ConstraintChecker
 
 
-def strategies_for(config: CompanyConfig, dept_budget_micro: np.ndarray) -> Strategies:
+def strategies_for(config: CompanyConfig, directory: OrgDirectory) -> Strategies:
     spec: LoopSpec = config.loop
     p = config.policies
     evaluators: dict[str, Evaluator] = {"seeded": SeededEvaluator(p)}
     revisers: dict[str, Reviser] = {"deadline": DeadlineReviser(p)}
     planners: dict[str, Planner] = {"threshold": ThresholdPlanner(p)}
     constraints: dict[str, ConstraintChecker] = {
-        "budget": BudgetConstraint(p, dept_budget_micro), "none": NoConstraint()}
+        "budget": BudgetConstraint(p, directory.dept_budget_micro,
+                                   directory.agent_budget_micro, directory.tool_cost_micro),
+        "none": NoConstraint()}
     return Strategies(evaluators[spec.evaluator], revisers[spec.reviser], planners[spec.planner],
                       constraints[spec.constraints])

@@ -59,6 +59,7 @@ class OrgDirectory:
     configured_head: np.ndarray  # int32 [n_depts], -1 = none configured
     level_salary_micro: np.ndarray  # int64 per seniority level
     dept_budget_micro: np.ndarray  # int64 [n_depts]
+    agent_budget_micro: np.ndarray  # int64 [n]: an agent's own budget per period, -1 = none
     dept_routing: tuple[str, ...]
     heads_help: bool  # whether department heads are among the colleagues asked for help
     tool_risk: np.ndarray  # int8 [n_tools]
@@ -126,9 +127,12 @@ class OrgDirectory:
 
         ids: list[str] = []
         role, dept, senior, auton, skill_rows, present = [], [], [], [], [], []
+        own_budget: list[int] = []
+        default_budget = cfg.policies.budget.agent_usd
 
         def add(aid: str, role_id: str, dept_id: str, level: str, autonomy: str | None,
-                skills: dict[str, float], is_in: bool) -> None:
+                skills: dict[str, float], is_in: bool, budget_usd: float | None = None
+                ) -> None:
             dept_spec = cfg.departments[dept_of[dept_id]]
             base = np.zeros(len(skill_ids))
             for name, value in {**cfg.roles[role_of[role_id]].skills, **skills}.items():
@@ -140,11 +144,13 @@ class OrgDirectory:
             auton.append(int(Autonomy[autonomy or dept_spec.autonomy or cfg.company.autonomy]))
             skill_rows.append(base)
             present.append(is_in)
+            usd = budget_usd if budget_usd is not None else default_budget
+            own_budget.append(-1 if usd is None else to_micro(usd))
 
         for spec in cfg.agents:
             for k, aid in enumerate(spec.expanded_ids()):
                 add(aid, spec.role, spec.department, spec.seniority_of(k), spec.autonomy,
-                    spec.skills, True)
+                    spec.skills, True, spec.budget_usd)
         for h in hires:
             for aid in h.expanded_ids():
                 add(aid, h.role, h.department, h.seniority, h.autonomy, h.skills, False)
@@ -181,6 +187,7 @@ class OrgDirectory:
                                          for s in Seniority], dtype=np.int64),
             dept_budget_micro=np.array(
                 [to_micro(budget * d.budget_share) for d in cfg.departments], dtype=np.int64),
+            agent_budget_micro=np.array(own_budget, dtype=np.int64),
             dept_routing=tuple(d.routing for d in cfg.departments),
             heads_help=cfg.policies.collaboration.heads_help,
             tool_risk=np.array([int(RiskTier[t.risk]) for t in cfg.tools], dtype=np.int8),

@@ -30,11 +30,11 @@ from synthorg.sim import manifest
 from synthorg.sim.channels import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
-FORMAT = 9  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
+FORMAT = 10  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
 # driver shard; 4: ledger parts are .npy (a format 3 run directory holds parquet parts);
 # 5: queued tasks are held as record bytes; 6: org versions, actions in flight, agent columns;
 # 7: arrays and JSON instead of a pickle; 8: queue deadline calendars, agents' paid and
-# tool_spend counters; 9: the budget period's base
+# tool_spend counters; 9: the budget period's base; 10: agents' spending in the period
 DIR_NAME = "checkpoints"
 
 

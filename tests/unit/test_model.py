@@ -159,11 +159,35 @@ def test_a_budget_per_period_binds_each_period_and_lifts_with_the_next(tmp_path)
     assert run.tasks.filter(pl.col("fail_reason") == "budget").height > 0
 
 
+def test_an_agents_own_budget_caps_its_spending_in_each_period(tmp_path):
+    """Budgets go company -> department -> agent: with `policies.budget.agent_usd` (or an
+    agent's own `budget_usd`) no agent's tool spend in a period passes its budget; the
+    calls refused are budget_blocked events whose rule is agent_budget. Without agent
+    budgets the same run spends more and blocks nothing."""
+    period, per_agent, eng_lead = 50, 8.0, 3.0
+    overrides = [f"policies.budget.period_ticks={period}", f"policies.budget.agent_usd={per_agent}",
+                 f"agents.eng-lead.budget_usd={eng_lead}"]
+    capped = _run(tmp_path, "capped", overrides)
+    free = _run(tmp_path, "free", [f"policies.budget.period_ticks={period}"])
+    calls = capped.events.filter(pl.col("kind") == "tool_call").with_columns(
+        (pl.col("tick") // period).alias("period"))
+    spent = calls.group_by("actor", "period").agg(pl.col("amount_usd").sum())
+    for agent, _, usd in spent.iter_rows():
+        assert usd <= (eng_lead if agent == "eng-lead" else per_agent) + 1e-9, agent
+    assert spent["amount_usd"].max() > per_agent / 2  # the cap is reached, not far off
+    blocked = capped.events.filter(pl.col("kind") == "budget_blocked")
+    assert blocked.height > 0 and set(blocked["rule"]) == {"agent_budget"}
+    assert "eng-lead" in set(blocked["actor"])
+    assert capped.summary.budget_blocked == blocked.height
+    assert free.summary.budget_blocked == 0
+    assert capped.summary.cost_tools_usd < free.summary.cost_tools_usd
+
+
 def test_a_run_with_budget_periods_resumes_to_the_same_ledger(tmp_path):
     from tests.conftest import interrupted_at
 
     overrides = ["runtime.backend=local", "policies.budget.period_ticks=30",
-                 "company.budget_usd=15000", "runtime.checkpoint_every=20", "simulation.ticks=120"]
+                 "company.budget_usd=15000", "policies.budget.agent_usd=4", "runtime.checkpoint_every=20", "simulation.ticks=120"]
     whole = synthorg.Simulation(synthorg.load_config(STARTUP, overrides), seed=4,
                                 out=tmp_path / "whole").run(ticks=120)
     cut = synthorg.Simulation(synthorg.load_config(STARTUP, overrides), seed=4,
@@ -173,3 +197,4 @@ def test_a_run_with_budget_periods_resumes_to_the_same_ledger(tmp_path):
                                   out=tmp_path / "cut").resume()
     assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
     assert whole.events.filter(pl.col("kind") == "budget_alert").height > 0
+    assert whole.events.filter(pl.col("rule") == "agent_budget").height > 0
