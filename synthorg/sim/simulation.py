@@ -99,13 +99,21 @@ class Simulation:
         with owned(self.out, fresh=True, overwrite=self.overwrite):
             return self._run(ticks, on_tick, start=None)
 
-    def resume(self, on_tick: TickCallback | None = None) -> RunResult:
+    def resume(self, on_tick: TickCallback | None = None, ticks: int | None = None
+               ) -> RunResult:
         """Continue this run directory from its latest checkpoint (its ledger parts checked
-        against it first)."""
+        against it first) to `ticks`: by default the ticks the run was started with."""
         with owned(self.out, fresh=False):
             start = ckpt.read(ckpt.latest(self.out))
             ckpt.verify_parts(self.out, start)
-            return self._run(None, on_tick, start=start)
+            return self._run(ticks or self._recorded_ticks(), on_tick, start=start)
+
+    def _recorded_ticks(self) -> int | None:
+        """The ticks this run directory's run was started with (config.resolved.yaml)."""
+        from synthorg.config.loader import load_config
+
+        resolved = self.out / "config.resolved.yaml"
+        return load_config(resolved).simulation.ticks if resolved.is_file() else None
 
     def fork(self, parent: Path, at_tick: int, ticks: int | None = None,
              on_tick: TickCallback | None = None) -> RunResult:

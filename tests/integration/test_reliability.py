@@ -352,3 +352,15 @@ def test_a_checkpoint_its_manifest_does_not_list_is_passed_over(tmp_path):
     listed.write_text(json.dumps(names))
     resumed = synthorg.Simulation(cfg, seed=8, out=out).resume()
     assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
+
+
+def test_the_api_resumes_to_the_ticks_the_run_was_started_with(tmp_path):
+    """`Simulation(cfg).resume()` goes on to the run's own length (its config.resolved.yaml),
+    not the config's default length: the ledger is the uninterrupted run's."""
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", "runtime.checkpoint_every=10"])
+    assert cfg.simulation.ticks != 90
+    whole = synthorg.Simulation(cfg, seed=3, out=tmp_path / "whole").run(ticks=90)
+    interrupted_at(synthorg.Simulation(cfg, seed=3, out=tmp_path / "cut"), 90, 45)
+    resumed = synthorg.Simulation(cfg, seed=3, out=tmp_path / "cut").resume()
+    assert resumed.summary.ticks == 90
+    assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
