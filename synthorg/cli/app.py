@@ -166,6 +166,34 @@ def resume(
     out_console.print(summary_table(result.summary, run_dir))  # type: ignore[attr-defined]
 
 
+secops_app = typer.Typer(no_args_is_help=True, help="SecOps: check tool calls as a run would.")
+app.add_typer(secops_app, name="secops")
+MAX_CALL_LINE = 1 << 20  # bytes of one input line; a longer one is reported, not read in
+
+
+@secops_app.command("check")
+def secops_check(
+    config: ConfigArg,
+    calls: Annotated[Path, typer.Option("--calls", help="JSON lines: {agent, tool, arguments, "
+                                        "task?, workspace?}")],
+    set_: SetOpt = None,
+) -> None:
+    """One verdict per input line, in order: verdict, rule_id, risk_tier, reason. A malformed
+    line gets an error line naming its number; the others are still checked (exit 2)."""
+    from synthorg.secops.cli import check_lines
+
+    cfg = _load(config, set_)
+    try:
+        source = calls.open("rb")
+    except OSError as exc:
+        raise _fail(f"{calls}: {exc.strerror or exc}", EXIT_MISUSE) from None
+    with source:
+        malformed = check_lines(cfg, source, sys.stdout, MAX_CALL_LINE)
+    if malformed:
+        console.print(f"[bold red]error:[/] {malformed} malformed line(s) in {calls}")
+        raise typer.Exit(EXIT_MISUSE)
+
+
 @app.command()
 def validate(config: ConfigArg, set_: SetOpt = None) -> None:
     """Check a config; print what it describes."""

@@ -90,6 +90,9 @@ class ToolSpec(Frozen):
     idempotent: bool = True
     cacheable: bool = False
     risk: RiskName = "low"
+    action_type: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*:[a-z][a-z0-9_]*$")] | None = Field(
+        default=None, description="SecOps's category:action for the tool (e.g. code:shell, "
+        "fs:read); none: from its name and annotations")
     cost_usd: float = Field(default=0.0, ge=0.0)
     sandboxed: bool = False
     executor: Identifier | None = Field(
@@ -253,6 +256,12 @@ class BudgetPolicy(Frozen):
 
 class SecurityPolicy(Frozen):
     destructive_requires: AutonomyName = "full"
+    internal_domains: tuple[str, ...] = Field(default=(), description=(
+        "the company's own domains: hosts and mail under them are inside (private IP ranges, "
+        "localhost and *.internal, *.local, *.corp always are)"))
+    risk_tiers: dict[Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*:(?:[a-z][a-z0-9_]*|\*)$")],
+                     RiskName] = Field(default_factory=dict, description=(
+        "risk tiers by action type, over synthorg/secops/risk_tiers.yaml"))
     beyond_autonomy: Literal["escalate", "deny"] = Field(default="escalate", description=(
         "a call more than one risk tier above the agent's autonomy asks for approval "
         "(escalate) or is refused outright (deny)"))

@@ -187,7 +187,8 @@ def test_a_run_with_budget_periods_resumes_to_the_same_ledger(tmp_path):
     from tests.conftest import interrupted_at
 
     overrides = ["runtime.backend=local", "policies.budget.period_ticks=30",
-                 "company.budget_usd=15000", "policies.budget.agent_usd=4", "runtime.checkpoint_every=20", "simulation.ticks=120"]
+                 "company.budget_usd=15000", "policies.budget.agent_usd=4",
+                 "runtime.checkpoint_every=20", "simulation.ticks=120"]
     whole = synthorg.Simulation(synthorg.load_config(STARTUP, overrides), seed=4,
                                 out=tmp_path / "whole").run(ticks=120)
     cut = synthorg.Simulation(synthorg.load_config(STARTUP, overrides), seed=4,

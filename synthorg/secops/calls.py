@@ -1,0 +1,58 @@
+"""A tool call as SecOps sees it, and what it finds in one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from synthorg.domain.enums import RiskTier
+from synthorg.secops.normalise import views
+
+DEFAULT_WORKSPACE = "/workspace"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    tool: str
+    arguments: Mapping[str, object]
+    task: str = ""  # the text of the task the call is made for: where injections hide
+    workspace: str = DEFAULT_WORKSPACE
+    action_type: str = ""  # the tool's category:action ("" when the catalog does not know it)
+
+    def text(self, name: str) -> str:
+        value = self.arguments.get(name, "")
+        return value if isinstance(value, str) else json.dumps(value)
+
+    @cached_property
+    def texts(self) -> dict[str, str]:
+        return {name: self.text(name) for name in self.arguments}
+
+    @cached_property
+    def argument_views(self) -> dict[str, tuple[str, ...]]:
+        return {name: views(text) for name, text in self.texts.items()}
+
+    @cached_property
+    def all_views(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for vs in self.argument_views.values():
+            seen.update(dict.fromkeys(vs))
+        return tuple(seen)
+
+    def key(self) -> str:
+        """The call as a cache key: what the verdict depends on."""
+        return json.dumps([self.tool, self.action_type, self.texts, self.task, self.workspace],
+                          sort_keys=True)
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str  # family.what, e.g. "destructive.recursive_delete_outside_workspace"
+    block: bool  # a hard rule: denied whatever the autonomy or approval; else uncertain
+    reason: str
+    tier: RiskTier = field(default=RiskTier.critical)
+
+    @property
+    def family(self) -> str:
+        return self.rule.split(".", 1)[0]

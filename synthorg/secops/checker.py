@@ -1,0 +1,175 @@
+"""The SecOps interceptor for one tool call: the fast path's detectors and risk tiers, the
+slow path for what they are unsure of, and the agent's autonomy.
+
+Order of the rules (the first that applies decides):
+1. a blocking finding (a hard rule) denies, whatever the autonomy or an approval;
+2. an uncertain finding goes to the reviewer (the slow path: escalate until an LLM reviews);
+   a reviewer that fails or times out denies (fail closed);
+3. an approved call is allowed;
+4. the call's risk tier against the agent's autonomy: within it allowed, one tier above
+   escalated, further above escalated or denied by policy; a destructive action below the
+   autonomy `destructive_requires` escalates; a tool the catalog does not know is high risk.
+
+What a call's arguments say is worked out once per distinct call (bounded LRU cache): a
+large simulation repeats calls, and the check then costs a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from synthorg.domain.enums import Autonomy, RiskTier, Verdict
+from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.classify import call_action, default_tiers, tier_of
+from synthorg.secops.detectors import findings
+
+CACHE_SIZE = 65_536
+DESTRUCTIVE_ACTIONS = frozenset({"db:admin", "tool:destructive"})
+# a destructive tool's calls that the path rules keep inside the agent's workspace
+CONTAINED_ACTIONS = frozenset({"fs:delete", "fs:write", "fs:read"})
+
+
+@dataclass(frozen=True)
+class CallVerdict:
+    verdict: Verdict
+    rule_id: str
+    risk_tier: RiskTier
+    reason: str
+    action_type: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"verdict": self.verdict.name, "rule_id": self.rule_id,
+                "risk_tier": self.risk_tier.name, "reason": self.reason,
+                "action_type": self.action_type}
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """What a call's arguments say, whoever makes it."""
+
+    action_type: str
+    tier: RiskTier
+    findings: tuple[Finding, ...]
+
+
+class Reviewer(Protocol):
+    """The slow path: a second look at a call the detectors are unsure of."""
+
+    def review(self, call: ToolCall, assessment: Assessment) -> tuple[Verdict, str]: ...
+
+
+class EscalatingReviewer:
+    """Until a reviewing model is configured, uncertain means a person decides."""
+
+    def review(self, call: ToolCall, assessment: Assessment) -> tuple[Verdict, str]:
+        return Verdict.escalate, "uncertain: a person decides"
+
+
+@dataclass(frozen=True)
+class ToolInfo:
+    action_type: str
+    destructive: bool = False
+
+
+class CallChecker:
+    def __init__(self, tools: Mapping[str, ToolInfo], *, tier_overrides: Mapping[str, str]
+                 | None = None, internal_domains: Iterable[str] = (),
+                 destructive_requires: Autonomy = Autonomy.full,
+                 beyond_autonomy: Verdict = Verdict.escalate,
+                 reviewer: Reviewer | None = None, review_timeout_s: float = 5.0) -> None:
+        self.tools = dict(tools)
+        self.tiers = {**default_tiers(),
+                      **{k: RiskTier[v] for k, v in (tier_overrides or {}).items()}}
+        self.internal = tuple(internal_domains)
+        self.destructive_requires = destructive_requires
+        self.beyond = beyond_autonomy
+        self.reviewer: Reviewer = reviewer or EscalatingReviewer()
+        self.review_timeout_s = review_timeout_s
+        self._cache: OrderedDict[str, Assessment] = OrderedDict()
+        self.reviews_failed = 0
+
+    def call(self, tool: str, arguments: Mapping[str, object], task: str = "",
+             workspace: str | None = None) -> ToolCall:
+        info = self.tools.get(tool)
+        return ToolCall(tool=tool, arguments=arguments, task=task,
+                        workspace=workspace or "/workspace",
+                        action_type=info.action_type if info else "")
+
+    def assess(self, call: ToolCall) -> Assessment:
+        key = call.key()
+        cached = self._cache.get(key)
+        if cached is not None:
+            self._cache.move_to_end(key)
+            return cached
+        action = call_action(call, self.tiers, self.internal) if call.tool in self.tools \
+            else "unknown"
+        found = tuple(findings(call, self.internal))
+        assessment = Assessment(action, tier_of(action, self.tiers), found)
+        self._cache[key] = assessment
+        if len(self._cache) > CACHE_SIZE:
+            self._cache.popitem(last=False)
+        return assessment
+
+    def check(self, call: ToolCall, autonomy: Autonomy, approved: bool = False) -> CallVerdict:
+        a = self.assess(call)
+        blocking = [f for f in a.findings if f.block]
+        if blocking:
+            f = blocking[0]
+            return CallVerdict(Verdict.deny, f.rule, max(f.tier, a.tier), f.reason,
+                               a.action_type)
+        tier = max([a.tier, *(f.tier for f in a.findings)])
+        if a.findings:
+            verdict, why = self._review(call, a)
+            if verdict != Verdict.allow and not (approved and verdict == Verdict.escalate):
+                f = a.findings[0]
+                return CallVerdict(verdict, f.rule if verdict != Verdict.deny or why != "failed"
+                                   else "review.failed", tier, f"{f.reason}; {why}",
+                                   a.action_type)
+        if approved:
+            return CallVerdict(Verdict.allow, "approval.granted", tier,
+                               "a person approved this call", a.action_type)
+        return self._autonomy(call, a, tier, autonomy)
+
+    def _review(self, call: ToolCall, a: Assessment) -> tuple[Verdict, str]:
+        """The reviewer's verdict, failing closed: an error or a timeout denies."""
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        try:
+            return pool.submit(self.reviewer.review, call, a).result(self.review_timeout_s)
+        except Exception:
+            self.reviews_failed += 1
+            return Verdict.deny, "failed"
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def _autonomy(self, call: ToolCall, a: Assessment, tier: RiskTier, autonomy: Autonomy
+                  ) -> CallVerdict:
+        if a.action_type == "unknown":
+            rule, reason = "tool.unknown", f"{call.tool} is not in the catalog: high risk"
+        else:
+            rule, reason = "autonomy.within", f"{a.action_type} ({tier.name}) within the agent's autonomy"
+        if tier <= autonomy:
+            info = self.tools.get(call.tool)
+            destructive = a.action_type in DESTRUCTIVE_ACTIONS or (
+                info is not None and info.destructive and a.action_type not in CONTAINED_ACTIONS)
+            if destructive and autonomy < self.destructive_requires:
+                return CallVerdict(Verdict.escalate, "autonomy.destructive_needs_approval",
+                                   tier, f"{a.action_type} is destructive: below "
+                                   f"{self.destructive_requires.name} it needs approval",
+                                   a.action_type)
+            return CallVerdict(Verdict.allow, rule, tier, reason, a.action_type)
+        if tier == autonomy + 1:
+            return CallVerdict(Verdict.escalate, "autonomy.one_above" if rule != "tool.unknown"
+                               else rule, tier, f"{a.action_type} ({tier.name}) is one tier "
+                               f"above {autonomy.name}: needs approval", a.action_type)
+        return CallVerdict(self.beyond, "autonomy.beyond" if rule != "tool.unknown" else rule,
+                           tier, f"{a.action_type} ({tier.name}) is beyond {autonomy.name}",
+                           a.action_type)
+
+
+def check_all(checker: CallChecker, calls: Sequence[tuple[ToolCall, Autonomy]]
+              ) -> list[CallVerdict]:
+    return [checker.check(c, autonomy) for c, autonomy in calls]

@@ -1,0 +1,203 @@
+"""Action types (`category:action`) and their risk tiers.
+
+A tool's base action type comes from its catalog entry (`action_type`, else its name and
+annotations); a call refines it from its arguments (`git status` is vcs:read, `git push`
+vcs:push). Risk tiers come from a YAML mapping (risk_tiers.yaml, overridable per company);
+an action type the mapping does not know is high risk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+import yaml
+
+from synthorg.domain.enums import RiskTier
+from synthorg.secops.calls import ToolCall
+from synthorg.secops.normalise import words
+from synthorg.secops.places import hosts_in, is_internal
+
+TIERS_FILE = Path(__file__).with_name("risk_tiers.yaml")
+ACTION_TYPE = re.compile(r"^[a-z][a-z0-9_]*:[a-z*][a-z0-9_]*$")
+
+
+@cache
+def default_tiers() -> dict[str, RiskTier]:
+    raw = yaml.safe_load(TIERS_FILE.read_text())
+    return {k: RiskTier[v] for k, v in raw.items()}
+
+
+def tier_of(action_type: str, tiers: Mapping[str, RiskTier]) -> RiskTier:
+    if action_type in tiers:
+        return tiers[action_type]
+    return tiers.get(action_type.split(":", 1)[0] + ":*", RiskTier.high)
+
+
+_BY_NAME = (("shell", "code:shell"), ("bash", "code:shell"), ("exec", "code:shell"),
+            ("python", "code:python"), ("code", "code:python"), ("read", "fs:read"),
+            ("list", "fs:read"), ("write", "fs:write"), ("edit", "fs:write"),
+            ("delete", "fs:delete"), ("remove", "fs:delete"), ("http", "net:http"),
+            ("fetch", "net:http"), ("request", "net:http"), ("sql", "db:query"),
+            ("query", "db:query"), ("database", "db:query"), ("email", "comms:email"),
+            ("mail", "comms:email"), ("message", "comms:message"), ("chat", "comms:message"),
+            ("deploy", "deploy:release"))
+
+
+def base_action_type(name: str, declared: str | None, read_only: bool = False,
+                     destructive: bool = False) -> str:
+    """A catalog tool's action type: declared, else from its name and annotations."""
+    if declared:
+        return declared
+    lowered = name.lower()
+    for word, kind in _BY_NAME:
+        if word in lowered:
+            return kind
+    return "tool:read" if read_only else "tool:destructive" if destructive else "tool:write"
+
+
+_SHELL_READ = frozenset(words("""ls cat head tail grep egrep fgrep rg ag find wc sort
+uniq diff cmp stat file du df pwd echo printf which whereis type whoami id date uptime ps
+top htop free tree less more cut awk sed jq yq tr basename dirname realpath readlink
+md5sum sha1sum sha256sum column true false test [ sleep env hostname uname nproc lscpu
+history man help cd pushd popd export set source . time timeout watch zcat zgrep xxd od
+hexdump strings nl tac fold fmt comm join paste expand look dig nslookup ping host
+traceroute base64 openssl lsof netstat ss xargs nc ncat curlie sha512sum b2sum gpg file
+ldd nm objdump"""))
+_SHELL_KEYWORDS = frozenset(words("""for do done while until if then elif else fi case
+esac function { } ! time timeout nohup exec command builtin"""))
+_SHELL_RUN = frozenset(words("""pytest python python3 node deno bun npm npx yarn pnpm
+make cmake cargo go mvn gradle ruff mypy black isort flake8 pylint eslint prettier tsc
+jest vitest mocha tox nox coverage pre-commit bandit semgrep shellcheck hadolint uvicorn
+gunicorn flask django-admin manage.py alembic sphinx-build mkdocs javac java gcc g++ clang
+rustc bundle rake rspec php composer dotnet poetry pipenv uv hatch pdm trivy grype syft
+gitleaks ssh-keygen sqlite3 psql-lint dd"""))
+_SHELL_WRITE = frozenset(words("""mkdir touch cp mv ln tar zip unzip gzip gunzip bzip2 xz
+chmod tee patch truncate install rsync"""))
+_INSTALL = re.compile(r"^(?:pip|pip3|pipx|npm|yarn|pnpm|apt|apt-get|yum|dnf|apk|brew|gem|cargo|go|"
+                      r"conda|uv|poetry)\b.*\b(?:install|add|get|i)\b")
+_GIT = {"status": "vcs:read", "diff": "vcs:read", "log": "vcs:read", "show": "vcs:read",
+        "branch": "vcs:read", "fetch": "vcs:read", "blame": "vcs:read", "grep": "vcs:read",
+        "rev-parse": "vcs:read", "ls-files": "vcs:read", "remote": "vcs:read",
+        "describe": "vcs:read", "shortlog": "vcs:read", "config": "vcs:read",
+        "push": "vcs:push"}
+_ORDER = {t: i for i, t in enumerate(RiskTier)}
+
+
+def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
+    while words and (re.match(r"^\w+=", words[0]) or words[0] in _SHELL_KEYWORDS
+                     or re.fullmatch(r"-?\d+[smh]?", words[0])):  # VAR=1 cmd, do cmd, timeout 60 cmd
+        words = words[1:]
+    if len(words) > 2 and words[0] in ("sh", "bash", "zsh", "dash") and words[1] == "-c":
+        words = words[2:]
+    if not words:
+        return "fs:read"
+    verb = words[0].rsplit("/", 1)[-1]
+    line = " ".join(words)
+    if _INSTALL.match(line):
+        return "pkg:install"
+    if verb == "git":
+        sub = next((w for w in words[1:] if not w.startswith("-")), "status")
+        if sub == "push" and not re.search(r"\b(?:main|master|trunk|release\S*|prod\S*)\b", line):
+            return "vcs:write"  # a branch of one's own
+        return _GIT.get(sub, "vcs:write")
+    if verb in ("curl", "wget", "http", "httpie"):
+        sending = re.search(r"\s-(?:d|f|t|x\s*(?:post|put|patch|delete))\b|--data|--form|--upload"
+                            r"|--post|--method", line)
+        if not sending:
+            return "net:read"
+        outside = [h for h in hosts_in(line) if not is_internal(h, internal)]
+        return "net:write_external" if outside else "net:write"
+    if verb == "docker" or verb == "podman":
+        sub = words[1] if len(words) > 1 else ""
+        return "code:run" if sub in ("build", "ps", "images", "logs", "inspect", "version",
+                                     "info", "compose", "buildx") else "infra:container"
+    if verb in ("kubectl", "helm", "terraform", "ansible-playbook", "systemctl", "service"):
+        sub = words[1] if len(words) > 1 else ""
+        if sub in ("get", "describe", "logs", "plan", "status", "top", "version", "list",
+                   "show", "validate", "lint", "template", "diff", "explain") or (
+                       sub == "rollout" and len(words) > 2 and words[2] in ("status", "history")):
+            return "infra:read"
+        return "infra:service" if verb in ("systemctl", "service") else "deploy:release"
+    if verb in ("kill", "pkill", "killall"):
+        return "proc:kill"
+    if verb == "rm" or verb == "rmdir" or verb == "unlink":
+        return "fs:delete"
+    if verb == "sed" and any(w.startswith("-i") for w in words[1:]):
+        return "fs:write"
+    if verb == "find" and re.search(r"-delete\b|-exec\s+rm\b", line):
+        return "fs:delete"
+    if verb in _SHELL_READ:
+        return "fs:read"
+    if (verb in _SHELL_RUN or verb.endswith((".py", ".sh")) or ("/" in words[0]
+            and not words[0].startswith("/"))):  # the project's own scripts and tools
+        return "code:run"
+    if verb in _SHELL_WRITE:
+        return "fs:write"
+    return "code:shell"
+
+
+def _worst(kinds: list[str], tiers: Mapping[str, RiskTier]) -> str:
+    return max(kinds, key=lambda k: _ORDER[tier_of(k, tiers)]) if kinds else "code:run"
+
+
+_SEGMENTS = re.compile(r"\|\||&&|[;|&\n]")
+_PY_SHELL = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.\w+|pty\.spawn|commands\.\w+)\s*\(")
+_PY_SYSTEM = re.compile(r"\b(?:socket|requests|urllib|http\.client|ctypes|smtplib|ftplib|"
+                        r"paramiko|httpx|aiohttp)\b")
+_SQL_VERB = re.compile(r"^\s*(\w+)")
+
+
+def shell_action(command: str, tiers: Mapping[str, RiskTier], internal: tuple[str, ...]) -> str:
+    kinds = [_shell_segment(seg.split(), internal)
+             for seg in _SEGMENTS.split(command.lower()) if seg.strip()]
+    return _worst(kinds, tiers)
+
+
+def sql_action(query: str) -> str:
+    kinds = []
+    for statement in query.lower().split(";"):
+        stripped = re.sub(r"--[^\n]*|/\*.*?\*/", " ", statement, flags=re.S).strip()
+        m = _SQL_VERB.match(stripped)
+        if not m:
+            continue
+        verb = m.group(1)
+        kinds.append("db:read" if verb in ("select", "with", "explain", "show", "describe",
+                                           "desc", "values", "table", "analyze")
+                     else "db:write" if verb in ("insert", "update", "delete", "upsert", "merge",
+                                                 "replace", "copy", "begin", "commit",
+                                                 "rollback", "set", "vacuum")
+                     else "db:schema" if verb in ("create", "alter", "comment", "reindex",
+                                                  "refresh", "cluster")
+                     else "db:admin")
+    order = ("db:admin", "db:schema", "db:write", "db:read")
+    return next((k for k in order if k in kinds), "db:read")
+
+
+def call_action(call: ToolCall, tiers: Mapping[str, RiskTier], internal: tuple[str, ...]
+                ) -> str:
+    """The call's action type: its tool's, refined by what the arguments do."""
+    kind = call.action_type or "unknown"
+    if kind == "code:shell":
+        return shell_action(call.text("command") or " ".join(call.texts.values()), tiers,
+                            internal)
+    if kind == "code:python":
+        code = call.text("code")
+        if _PY_SHELL.search(code):
+            literals = re.findall(r"[\"']([^\"'\n]*)[\"']", code)
+            return _worst([shell_action(" ".join(literals), tiers, internal), "code:run"], tiers)
+        return "code:system" if _PY_SYSTEM.search(code) else "code:run"
+    if kind == "net:http":
+        method = call.text("method").strip().upper() or "GET"
+        if method in ("GET", "HEAD", "OPTIONS"):
+            return "net:read"
+        outside = [h for h in hosts_in(call.text("url")) if not is_internal(h, internal)]
+        return "net:write_external" if outside else "net:write"
+    if kind == "db:query":
+        return sql_action(call.text("query"))
+    if kind in ("comms:email", "comms:message"):
+        outside = [h for h in hosts_in(call.text("to") + " ") if not is_internal(h, internal)]
+        return "comms:external" if outside else "comms:internal"
+    return kind
