@@ -74,7 +74,7 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
     try:
         with RunProgress(console, total, quiet) as progress:
             if mode == "resume":
-                return sim.resume(on_tick=progress.update)
+                return sim.resume(on_tick=progress.update, ticks=ticks)
             if mode == "fork" and parent is not None:
                 return sim.fork(parent, at_tick, ticks=ticks, on_tick=progress.update)
             return sim.run(ticks=ticks, on_tick=progress.update)

@@ -247,6 +247,10 @@ class BudgetPolicy(Frozen):
     alerts: tuple[Probability, ...] = Field(default=(0.75, 0.9), description=(
         "shares of a department's budget whose crossing is recorded (budget_alert events); "
         "a halt is recorded as the alert 1.0"))
+    def period_starts(self, tick: int) -> bool:
+        """Whether a new budget period (spending afresh) begins at `tick`."""
+        return self.period_ticks is not None and tick % self.period_ticks == 0
+
     salary_usd_per_tick: dict[SeniorityName, Annotated[float, Field(ge=0)]] = Field(
         default_factory=lambda: {  # type: ignore[arg-type]
             "junior": 40.0, "mid": 60.0, "senior": 85.0, "lead": 110.0, "executive": 150.0,

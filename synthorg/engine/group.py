@@ -158,8 +158,7 @@ class AgentGroup:
         spend = np.zeros(len(self.dir.dept_ids), dtype=np.int64)
         if org is not None:
             self.staffing.reorganise(tick, *org, loads, ev, out, results)
-        period = self.cfg.policies.budget.period_ticks
-        if period and tick % period == 0:  # a new budget period: agents' spending starts at 0
+        if self.cfg.policies.budget.period_starts(tick):  # agents' spending starts at 0
             a.period_spend[:] = 0
 
         halted = self._budget_control(tick, dept_spent, last_spend, ev)
@@ -514,7 +513,7 @@ class AgentGroup:
             plan = Plan(action=action.copy(), decision=plan.decision, helper=plan.helper)
         on_tool = np.zeros(len(action), dtype=bool)
         rule = self.strategies.constraints.blocked(
-            batch, plan, Spending(dept_spent, self.a.period_spend[batch.agents - self.lo]))
+            batch, plan, Spending(dept_spent, self.a.period_spend, self.lo))
         blocked = rule != BudgetRule.allowed.value
         action[blocked] = ActionKind.none
         ev.add(EventKind.budget_blocked, batch.agents[blocked], batch.tasks["task"][blocked],

@@ -96,7 +96,7 @@ class BudgetConstraint:
         if self.agents_have_budgets:
             own = self.agent_budget_micro[batch.agents]
             cost = self.tool_cost_micro[batch.tasks["tool"]]
-            over = (own >= 0) & (spent.agent + cost > own)
+            over = (own >= 0) & (spent.of_agents(batch.agents) + cost > own)
             rule[calls & ~dept_over & over] = BudgetRule.agent_budget
         return rule
 

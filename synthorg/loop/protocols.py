@@ -53,7 +53,11 @@ class Spending:
     """What was spent in the current budget period, in micro-USD."""
 
     dept: np.ndarray  # per department, up to the last tick
-    agent: np.ndarray  # per batch row: the agent's own spending, up to now
+    agent: np.ndarray  # per agent of the group (slots from `first_slot`), up to now
+    first_slot: int
+
+    def of_agents(self, agents: np.ndarray) -> np.ndarray:
+        return self.agent[agents - self.first_slot]
 
 
 @dataclass(frozen=True, eq=False)

@@ -139,8 +139,7 @@ class GroupHost:
         for s in got["spend"]:
             last_spend += s
         self.dept_spent += last_spend
-        period = self.config.policies.budget.period_ticks
-        if period and tick % period == 0:  # a new budget period: its spend starts at 0
+        if self.config.policies.budget.period_starts(tick):  # its spend starts at 0
             self.period_base = self.dept_spent.copy()
         all_loads = np.concatenate(got["loads"])
         changes = self.timeline.advance(tick, self._current_skills(got["skills"]))
