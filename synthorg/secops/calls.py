@@ -52,7 +52,3 @@ class Finding:
     block: bool  # a hard rule: denied whatever the autonomy or approval; else uncertain
     reason: str
     tier: RiskTier = field(default=RiskTier.critical)
-
-    @property
-    def family(self) -> str:
-        return self.rule.split(".", 1)[0]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -169,7 +169,3 @@ class CallChecker:
                            tier, f"{a.action_type} ({tier.name}) is beyond {autonomy.name}",
                            a.action_type)
 
-
-def check_all(checker: CallChecker, calls: Sequence[tuple[ToolCall, Autonomy]]
-              ) -> list[CallVerdict]:
-    return [checker.check(c, autonomy) for c, autonomy in calls]

@@ -21,7 +21,6 @@ from synthorg.secops.normalise import words
 from synthorg.secops.places import hosts_in, is_internal
 
 TIERS_FILE = Path(__file__).with_name("risk_tiers.yaml")
-ACTION_TYPE = re.compile(r"^[a-z][a-z0-9_]*:[a-z*][a-z0-9_]*$")
 
 
 @cache

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.normalise import words
 from synthorg.secops.places import hosts_in, is_internal, place_of, resolve
-
-Detector = Callable[[ToolCall, tuple[str, ...]], Iterator[Finding]]
 
 
 class Hinted:
@@ -42,7 +40,7 @@ _PATHLIKE = re.compile(r"(?:^|(?<=[\s=>(,\[\"']))(~?/[^\s\"'`;|&<>(),\]]*|\.\.(?
 _REDIRECT = re.compile(r"(?:\d?>>?|>\|)\s*([^\s;|&]+)")
 
 # ---- patterns by family --------------------------------------------------------------------
-_SECRET_FILE_RE = re.compile(
+_SECRET_FILE = Hinted(re.compile(
     r"(?:\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|authorized_keys|known_hosts|\.aws/(?:credentials|config)"
     r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
     r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b|credentials\.(?:json|ya?ml|csv|txt)"
@@ -50,14 +48,18 @@ _SECRET_FILE_RE = re.compile(
     r"|\.zsh_history|/proc/(?:self|\d+|\*)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
     r"|\.(?:pem|p12|pfx|jks|keystore)\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
     r"|(?<![\w.-])\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?(?![\w.-])"
-    r"|\bwallet\.dat\b|\.key(?![\w.-])|/etc/ssl/private)")
-_SECRET_VALUE_RE = re.compile(
+    r"|\bwallet\.dat\b|\.key(?![\w.-])|/etc/ssl/private)"), (
+    ".ssh|id_|authorized_key|known_hosts|.aws|/etc/|.netrc|.pgpass|.git-credentials|.docker|.kube|"
+    "kubeconfig|credentials.|secret|.vault|.npmrc|.pypirc|history|environ|/var/run/secrets|service|"
+    ".pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key"))
+_SECRET_VALUE = Hinted(re.compile(
     r"\bakia[0-9a-z]{16}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
     r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}"
     r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key)\s*(?:is|[:=])\s*[\"']?"
     r"(?!request|os\.|getpass|input|none|null|env|config|settings|self\.|\$\{|<|\{)"
-    r"(?=[\w!@#$%^&*+/=\-]*\d)(?=[\w!@#$%^&*+/=\-]*[a-z])[\w!@#$%^&*+/=\-]{8,}")
+    r"(?=[\w!@#$%^&*+/=\-]*\d)(?=[\w!@#$%^&*+/=\-]*[a-z])[\w!@#$%^&*+/=\-]{8,}"), (
+    "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access"))
 _SECRET_VAR = re.compile(
     r"\$\{?[a-z0-9_]*(?:secret|token|passw(?:or)?d|api_?key|access_key|private_key|credential)[a-z0-9_]*"
     r"|\b(?:environ\s*\[|getenv\s*\(|environ\.get\s*\()\s*[\"']?[a-z0-9_]*(?:secret|token|passw(?:or)?d|"
@@ -65,17 +67,19 @@ _SECRET_VAR = re.compile(
     r"|\bprintenv\s+[a-z0-9_]*(?:secret|token|passw|key|credential)")
 _SECRET_SHOWN = re.compile(r"(?:^|[\s;&|(])(?:echo|printf|printenv|print|cat|log\w*\.\w+|console\.log"
                            r"|write|puts|tee)\b|>>?|\bprint\(")
-_SECRET_ELSEWHERE_RE = re.compile(
+_SECRET_ELSEWHERE = Hinted(re.compile(
     r"169\.254\.169\.254|\bmetadata\.google\.internal\b|/latest/meta-data|/computemetadata/"
     r"|\bselect\b[^;]*\b(?:password\w*|passwd|pwd_hash|\w*api_token\w*|\w*secret\w*|access_token|"
     r"refresh_token|private_key|ssn|social_security\w*|credit_card\w*|card_number|cvv|totp_seed)\b[^;]*\bfrom\b"
     r"|\bunion\s+(?:all\s+)?select\b[^;]*\b(?:password|passwd|secret|token)"
     r"|://[^/\s:@\"']+:[^/\s@\"']{6,}@[\w.\-]+|\broot password\b|\b(?:password|passphrase|secret|token|api key|"
-    r"credentials?)\b[^.\n]{0,60}?[:=]\s*[\"']?(?=[\w!@#$%^&*+\-]*\d)(?=[\w!@#$%^&*+\-]*[a-z])[\w!@#$%^&*+\-]{10,}")
-_ENV_DUMP_RE = re.compile(
+    r"credentials?)\b[^.\n]{0,60}?[:=]\s*[\"']?(?=[\w!@#$%^&*+\-]*\d)(?=[\w!@#$%^&*+\-]*[a-z])[\w!@#$%^&*+\-]{10,}"), (
+    "169.254|metadata|select|://|root password|password|passphrase|secret|token|api key|credential"))
+_ENV_DUMP = Hinted(re.compile(
     r"(?:^|[;&|(]\s*|\bsudo )(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
     r"|\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get))"
-    r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b")
+    r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b"), (
+    "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen"))
 _DESTRUCTIVE = [
     (re.compile(r"\bmkfs(?:\.\w+)?\b|\bwipefs\b|\bdd\b[^|;&]*\bof=/dev/(?!null\b)"
                 r"|>\s*/dev/(?:sd|nvme|xvd|vd|hd|mapper|disk)"), "disk_wipe",
@@ -111,7 +115,7 @@ _DESTRUCTIVE = [
                 r"|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /"),
      "mass_damage", "damages files across the system"),
 ]
-_PRIVESC_RE = re.compile(
+_PRIVESC = Hinted(re.compile(
     r"(?:^|[;&|(`]\s*|\b(?:xargs|nohup|exec|time|env|then|do|else|-c)\s+)(?:sudo|doas|pkexec|runas)\b"
     r"|(?:^|[;&|(`]\s*)su(?:\s+-|\s+root\b|\s+-c\b|\s*$|\s*[;&|])"
     r"|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s|0?[2467][0-7]{3})\b|\bchown\s+(?:-\w+\s+)*root\b"
@@ -123,7 +127,11 @@ _PRIVESC_RE = re.compile(
     r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
     r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
     r"|\bcrontab\b[^;&|]*@reboot|/etc/cron|\bsystemctl enable\b|/etc/systemd/|/etc/init\.d/|\bbashrc\b|\.profile\b"
-    r"|\bcap_setuid\b|\bpolkit\b|\bkubectl\b[^;&|]*\bcluster-admin\b|\biam\b[^;&|]*\b(?:attach|put)-\w*policy\b")
+    r"|\bcap_setuid\b|\bpolkit\b|\bkubectl\b[^;&|]*\bcluster-admin\b|\biam\b[^;&|]*\b(?:attach|put)-\w*policy\b"), (
+    "sudo|doas|pkexec|runas|su|chmod|chown|chgrp|visudo|setcap|privileged|-v|pid|cap-add|nsenter|"
+    "docker.sock|authorized_keys|passwd|useradd|adduser|usermod|groupadd|setuid|seteuid|setreuid|"
+    "setresuid|setgid|ld_preload|ld.so.preload|insmod|modprobe|grant|alter|create|/etc/|cron|"
+    "systemctl|systemd|init.d|bashrc|.profile|cap_setuid|polkit|cluster-admin|iam"))
 _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints is
     ("()", r"(\w+|:)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}|\bfork\(\)[^;]*\bwhile\b|\bwhile\b[^;]*\bfork\(\)"
      r"|\bos\.fork\(\)\s*(?:;|$)|\bwhile\s+(?:true|1)\s*:\s*os\.fork\(\)|\bfor\s*\(\s*;\s*;\s*\)\s*fork"),
@@ -168,7 +176,7 @@ _LOOP_SHELL = re.compile(r"\bwhile\s+(?:true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))\s*;?
 _LOOP_PY = re.compile(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\w+\s+in\s+iter\(\s*int\s*,|"
                       r"\bitertools\.(?:count|cycle|repeat)\(\)|\bwhile\s*\(\s*(?:true|1)\s*\)\s*\{|\bfor\s*\(\s*;\s*;\s*\)")
 _SELF_CALL = re.compile(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
-_NET_SEND_RE = re.compile(
+_NET_SEND = Hinted(re.compile(
     r"\bcurl\b[^;&|]*(?:\s-d\b|\s--data\S*|\s-f\b|\s--form\b|\s-t\b|\s--upload-file\b|\s-x\s*(?:post|put|patch)\b"
     r"|\s@\S|\s-h\s*\S*authorization)|\bwget\b[^;&|]*--(?:post-data|post-file|body-file|body-data|method[= ](?:post|put))"
     r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
@@ -177,7 +185,10 @@ _NET_SEND_RE = re.compile(
     r"|\brequests\.(?:post|put|patch)\(|\burlopen\([^)]*data=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
     r"|\bsocket\.(?:socket|create_connection)\b|\bhttp\.client\b|\bftplib\b|\bparamiko\b|\bboto3\b[^;]*\bupload"
     r"|\bgit remote add\b|\bgit push\b\s+(?:https?|ssh|git)://|\baws s3 (?:cp|sync|mv)\b[^;&|]*\bs3://"
-    r"|\bfetch\([^)]*method\s*:\s*[\"']?(?:post|put)")
+    r"|\bfetch\([^)]*method\s*:\s*[\"']?(?:post|put)"), (
+    "curl|wget|nc|ncat|netcat|socat|telnet|/dev/tcp|/dev/udp|scp|sftp|rsync|ftp|mail|ssh|dig|"
+    "nslookup|host|requests.|urlopen|httpx|send|smtplib|socket.|http.client|ftplib|paramiko|boto3|"
+    "git remote|git push|aws s3|fetch("))
 _FETCH_EXEC = re.compile(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\bexec\(\s*(?:requests\.get|urlopen)|\beval\(\s*(?:requests\.get|urlopen)"
@@ -363,7 +374,7 @@ _CRITICAL_RESOURCE = re.compile(r"/(?:databases?|dbs?|clusters?|namespaces?|buck
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)")
 
 
-_PRIV_GRANT_RE = re.compile(
+_PRIV_GRANT = Hinted(re.compile(
     r"\b(?:role|roles|is_admin|is_superuser|is_staff|superuser|permissions?|privileges?|access_level|"
     r"group)\b\s*[=:]\s*[\"']?(?:admin\w*|super\w*|root|owner|org-admin|true|1|all)\b"
     r"|\"role\"\s*:\s*\"[\w-]*(?:admin|owner|root|super)"
@@ -371,7 +382,9 @@ _PRIV_GRANT_RE = re.compile(
     r"|\b(?:give|grant|send)\s+me\b.{0,40}\b(?:sudo|admin|root|owner|superuser)"
     r"|\b(?:disable|turn\s+off|bypass|skip|remove)\s+(?:the\s+)?(?:2fa|mfa|two-factor|sso|audit\w*|"
     r"logging|monitoring|firewall|antivirus|edr|security\s+(?:checks?|scan\w*|review))\b"
-    r"|/roles?/(?:assign|grant|add)|/(?:admins?|sudoers)(?:/|$)")
+    r"|/roles?/(?:assign|grant|add)|/(?:admins?|sudoers)(?:/|$)"), (
+    "role|admin|superuser|staff|permission|privilege|access_level|group|me |2fa|mfa|factor|sso|audit|"
+    "logging|monitoring|firewall|antivirus|edr|security|sudoers"))
 
 
 def privilege_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
@@ -435,12 +448,14 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield _f("exfiltration.data_in_url", f"puts command output in a URL to {outside[0]}")
 
 
-_DUMP_CONTENT_RE = re.compile(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|repo(?:sitory)?|database|db dump|"
+_DUMP_CONTENT = Hinted(re.compile(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|repo(?:sitory)?|database|db dump|"
                            r"dump|customer (?:list|data|records)|credentials|keys|backup|export)\b[^.]{0,40}?"
                            r"\b(?:attached|below|enclosed|included)\b|\broot:x?:0:0\b|\bbegin [a-z ]*private key\b|\baws_secret_access_key\b"
                            r"|\b(?:password|passwd|secret|api[_-]?key|token)\s*[:=]\s*\S{6,}"
                            r"|\$\(\s*(?:cat|base64|tar|env|printenv)\b|`\s*(?:cat|base64|tar|env)\b"
-                           r"|\b(?:customer|user)s?\s+(?:table|dump|export|list)\b|\bselect\s+\*\s+from\s+users\b")
+                           r"|\b(?:customer|user)s?\s+(?:table|dump|export|list)\b|\bselect\s+\*\s+from\s+users\b"), (
+    "uesdb|h4sia|source|codebase|repo|database|dump|customer|credentials|keys|backup|export|root:|"
+    "private key|aws_secret|password|passwd|secret|api|token|$(|`|user"))
 
 
 def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
@@ -505,13 +520,3 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
     found.sort(key=lambda f: not f.block)
     return found
 
-
-# patterns searched only where a hint is present
-_PRIVESC = Hinted(_PRIVESC_RE, "sudo|doas|pkexec|runas|su|chmod|chown|chgrp|visudo|setcap|privileged|-v|pid|cap-add|nsenter|docker.sock|authorized_keys|passwd|useradd|adduser|usermod|groupadd|setuid|seteuid|setreuid|setresuid|setgid|ld_preload|ld.so.preload|insmod|modprobe|grant|alter|create|/etc/|cron|systemctl|systemd|init.d|bashrc|.profile|cap_setuid|polkit|cluster-admin|iam")
-_NET_SEND = Hinted(_NET_SEND_RE, "curl|wget|nc|ncat|netcat|socat|telnet|/dev/tcp|/dev/udp|scp|sftp|rsync|ftp|mail|ssh|dig|nslookup|host|requests.|urlopen|httpx|send|smtplib|socket.|http.client|ftplib|paramiko|boto3|git remote|git push|aws s3|fetch(")
-_SECRET_FILE = Hinted(_SECRET_FILE_RE, ".ssh|id_|authorized_key|known_hosts|.aws|/etc/|.netrc|.pgpass|.git-credentials|.docker|.kube|kubeconfig|credentials.|secret|.vault|.npmrc|.pypirc|history|environ|/var/run/secrets|service|.pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key")
-_SECRET_VALUE = Hinted(_SECRET_VALUE_RE, "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access")
-_ENV_DUMP = Hinted(_ENV_DUMP_RE, "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen")
-_PRIV_GRANT = Hinted(_PRIV_GRANT_RE, "role|admin|superuser|staff|permission|privilege|access_level|group|me |2fa|mfa|factor|sso|audit|logging|monitoring|firewall|antivirus|edr|security|sudoers")
-_SECRET_ELSEWHERE = Hinted(_SECRET_ELSEWHERE_RE, "169.254|metadata|select|://|root password|password|passphrase|secret|token|api key|credential")
-_DUMP_CONTENT = Hinted(_DUMP_CONTENT_RE, "uesdb|h4sia|source|codebase|repo|database|dump|customer|credentials|keys|backup|export|root:|private key|aws_secret|password|passwd|secret|api|token|$(|`|user")
