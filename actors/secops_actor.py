@@ -17,9 +17,9 @@ from synthorg.secops.office import SecOpsOffice
 @ray.remote(num_cpus=0)
 class SecOpsActor:
     """Hosts the SecOps office (synthorg/secops/office.py), the owner of the run's security
-    state: the policy of the org version in force, the approvals agents ask for (each group
-    sends a tick's requests in one call; the decisions are delivered at the tick the approval
-    delay fixes) and one-off checks. Groups run a copy of the fast rules as their interceptor
+    state: the approvals agents ask for (each group sends a tick's requests in one call; the
+    decisions are delivered at the tick the approval delay fixes). Groups run a copy of the
+    fast path (verdicts on call forms) as their interceptor
     (a round trip mid-step would stall every agent of the group)."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int) -> None:
@@ -27,9 +27,6 @@ class SecOpsActor:
 
     def decide(self, requests: np.ndarray) -> list[tuple[int, float]]:
         return self._office.decide(requests)
-
-    def check(self, calls: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return self._office.check(calls)
 
     def state(self) -> dict[str, int]:
         return self._office.state()

@@ -104,9 +104,10 @@ def _run(cfg: CompanyConfig, ticks: int, on_tick: Callable[[int, int], None] | N
             "agent_steps_per_second": s.agent_steps_per_second,
             "tick_seconds": s.tick_seconds, "seconds_per_tick": s.tick_seconds / ticks,
             "wall_seconds": s.wall_seconds, "peak_rss_mb": round(rss.peak / 2**20, 1),
-            # every tool call passes the SecOps rule engine (in the groups) before it runs
+            # every tool call passes SecOps's fast path (in the groups) before it runs
             "secops_checks": s.tool_calls,
-            "secops_checks_per_second": round(s.tool_calls / max(s.tick_seconds, 1e-9), 1)}
+            "secops_checks_per_second": round(s.tool_calls / max(s.tick_seconds, 1e-9), 1),
+            "harmful_calls": s.harmful_calls, "security_incidents": s.security_incidents}
 
 
 def throughput(sizes: list[int], ticks: int, backends: list[str], repeat: int = 1

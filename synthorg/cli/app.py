@@ -294,10 +294,14 @@ def bench(
     address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
     facts: Annotated[int, typer.Option(min=0, max=30, help="check every stylised fact on "
                                        "this many seeds instead (0: performance)")] = 0,
+    secops: Annotated[bool, typer.Option(help="SecOps instead: fast-path latency and rates, "
+                                         "and throughput with threats on and off at the "
+                                         "largest --agents size")] = False,
 ) -> None:
     """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory. With
-    --facts N: one line per stylised fact (effect, 95 % interval, whether it holds)."""
-    from synthorg.bench import memory_flat, throughput
+    --facts N: one line per stylised fact (effect, 95 % interval, whether it holds). With
+    --secops: SecOps's fast path and what threats cost."""
+    from synthorg.bench import MEGACORP, memory_flat, throughput
 
     if facts:
         from synthorg.facts import FACTS, Runner
@@ -321,6 +325,15 @@ def bench(
         from actors.ray_backend import ensure_ray
 
         ensure_ray(address)
+    if secops:
+        from synthorg.config.loader import load_config
+        from synthorg.secops.bench import fast_path, threats_cost
+
+        base = load_config(MEGACORP)
+        print(json.dumps(fast_path(base)), flush=True)
+        for row in threats_cost(base, max(sizes), ticks, chosen[0], repeat):
+            print(json.dumps(row), flush=True)
+        return
     for row in throughput(sizes, ticks, chosen, repeat):
         print(json.dumps(row), flush=True)
     if memory_agents:

@@ -80,6 +80,39 @@ class AgentSpec(Frozen):
 
 
 ARGUMENT_FIELDS = frozenset({"task", "type", "agent", "department", "tick"})
+ThreatKind = Literal["exfiltration", "sabotage", "mistake", "injection"]
+ArgumentTemplates = dict[Identifier, Annotated[str, Field(max_length=2000)]]
+
+
+def _check_templates(value: dict[str, str], where: str = "arguments") -> dict[str, str]:
+    for name, template in value.items():
+        try:
+            used = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+        except ValueError as exc:
+            raise ValueError(f"{where}.{name}: {exc} (write a literal brace twice: {{{{ }}}})"
+                             ) from None
+        if used - ARGUMENT_FIELDS:
+            raise ValueError(f"{where}.{name}: unknown field(s) {sorted(used - ARGUMENT_FIELDS)}"
+                             f" (known: {sorted(ARGUMENT_FIELDS)})")
+    return value
+
+
+class ThreatForm(Frozen):
+    """A harmful call a tool can be made to carry (the ground truth SecOps never sees)."""
+
+    kind: ThreatKind = Field(description=(
+        "exfiltration or sabotage: an insider's; mistake: anyone's honest error; injection: "
+        "what an instruction hidden in a task's content makes an agent do"))
+    arguments: ArgumentTemplates
+    task: Annotated[str, Field(max_length=2000)] = Field(default="", description=(
+        "injection: the text the poisoned task carries (what the agent is told to do)"))
+    cost_usd: Annotated[float, Field(ge=0)] | None = Field(default=None, description=(
+        "the incident's cost if the call runs; none: workload.threats.incident_cost_usd"))
+
+    @field_validator("arguments")
+    @classmethod
+    def _known_fields(cls, value: dict[str, str]) -> dict[str, str]:
+        return _check_templates(value)
 
 
 class ToolSpec(Frozen):
@@ -99,24 +132,31 @@ class ToolSpec(Frozen):
         default=None, description="name of an entry of `executors` that runs this tool's calls "
         "as actions with a lifecycle (their results arrive at a tick the simulation fixes); "
         "none: the call is simulated in-process and takes effect in its tick")
-    arguments: dict[Identifier, Annotated[str, Field(max_length=1000)]] = Field(
-        default_factory=dict, description="the arguments of a call run by an executor, each a "
-        "template over {task}, {type}, {agent}, {department}, {tick}")
+    arguments: ArgumentTemplates = Field(
+        default_factory=dict, description="the arguments of the tool's calls, each a "
+        "template over {task}, {type}, {agent}, {department}, {tick} (when `forms` is empty)")
+    forms: tuple[ArgumentTemplates, ...] = Field(default=(), max_length=256, description=(
+        "the ordinary calls of the tool: argument templates, one picked per call by a seeded "
+        "draw; empty: `arguments` is the one form"))
+    threats: tuple[ThreatForm, ...] = Field(default=(), max_length=256, description=(
+        "harmful calls the tool can carry, for workload.threats"))
     input_schema: dict[str, object] = Field(default_factory=dict)
     output_schema: dict[str, object] = Field(default_factory=dict)
 
     @field_validator("arguments")
     @classmethod
     def _known_fields(cls, value: dict[str, str]) -> dict[str, str]:
-        for name, template in value.items():
-            try:
-                used = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
-            except ValueError as exc:
-                raise ValueError(f"arguments.{name}: {exc}") from None
-            if used - ARGUMENT_FIELDS:
-                raise ValueError(f"arguments.{name}: unknown field(s) {sorted(used - ARGUMENT_FIELDS)}"
-                                 f" (known: {sorted(ARGUMENT_FIELDS)})")
+        return _check_templates(value)
+
+    @field_validator("forms")
+    @classmethod
+    def _known_form_fields(cls, value: tuple[dict[str, str], ...]) -> tuple[dict[str, str], ...]:
+        for i, form in enumerate(value):
+            _check_templates(form, f"forms[{i}]")
         return value
+
+    def ordinary_forms(self) -> tuple[dict[str, str], ...]:
+        return self.forms or (self.arguments,)
 
 
 class TaskTypeSpec(Frozen):
@@ -145,10 +185,47 @@ class TaskTypeSpec(Frozen):
         return self
 
 
+AUTONOMY_CAP: dict[SeniorityName, AutonomyName] = {"junior": "autonomous"}
+FOLLOW_PROBABILITY: dict[SeniorityName, float] = {"junior": 0.5, "mid": 0.3, "senior": 0.15,
+                                                  "lead": 0.08, "executive": 0.05}
+INCIDENT_COST_USD: dict[ThreatKind, float] = {"exfiltration": 50_000.0, "sabotage": 20_000.0,
+                                             "mistake": 5_000.0, "injection": 20_000.0}
+
+
+class ThreatsSpec(Frozen):
+    """Attacks and mistakes in the workload, seeded. Harmful calls use the `threats` forms of
+    the tool a call is made with; a tool without a form of the kind drawn makes its ordinary
+    call instead."""
+
+    injection_rate: Probability = Field(default=0.0, description=(
+        "share of tasks whose content carries an injected instruction"))
+    follow_probability: dict[SeniorityName, Probability] = Field(
+        default_factory=lambda: dict(FOLLOW_PROBABILITY),
+        description="chance per call that an agent on a poisoned task follows the injected "
+        "instruction (the less senior, the less vigilant)")
+    insiders: tuple[Identifier, ...] = Field(default=(), description=(
+        "agent ids of compromised or malicious insiders"))
+    insider_share: Probability = Field(default=0.0, description=(
+        "share of agents drawn (seeded) as insiders, on top of `insiders`"))
+    insider_attempt_probability: Probability = Field(default=0.1, description=(
+        "chance per call that an insider attempts exfiltration or sabotage"))
+    mistake_probability: Probability = Field(default=0.0, description=(
+        "chance per call of an honest mistake (a destructive command on the wrong path), "
+        "for a mid-level agent: doubled for juniors, halved for seniors and above"))
+    incident_cost_usd: dict[ThreatKind, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=lambda: dict(INCIDENT_COST_USD),
+        description="what a harmful call that runs costs the company, by kind")
+
+    def active(self) -> bool:
+        return bool(self.injection_rate or self.insiders or self.insider_share
+                    or self.mistake_probability)
+
+
 class WorkloadSpec(Frozen):
     task_types: tuple[TaskTypeSpec, ...] = ()
     scale: float = Field(default=1.0, gt=0.0, le=1000.0, description=(
         "multiplies every task type's arrival rate (load studies)"))
+    threats: ThreatsSpec = ThreatsSpec()
 
 
 class ExecutorSpec(Frozen):
@@ -212,6 +289,8 @@ class CollaborationPolicy(Frozen):
 class ApprovalPolicy(Frozen):
     delay_ticks: int = Field(default=2, ge=0)
     approve_probability: Probability = 0.8
+    catch_probability: Probability = Field(default=0.9, description=(
+        "chance the approver recognises a harmful call and rejects it"))
     guidance_bonus: float = Field(default=0.3, ge=0.0, le=1.0)
     on_reject: Literal["fail", "head"] = Field(default="fail", description=(
         "a rejected request ends the task (fail: reason `rejected`) or hands it to the "
@@ -260,6 +339,18 @@ class BudgetPolicy(Frozen):
 
 class SecurityPolicy(Frozen):
     destructive_requires: AutonomyName = "full"
+    autonomy_cap: dict[SeniorityName, AutonomyName] = Field(
+        default_factory=lambda: dict(AUTONOMY_CAP), description=(
+            "the highest autonomy an agent of a seniority may hold, whatever its agent, "
+            "department or company setting (or a scenario change) asks: a junior cannot "
+            "hold `full`"))
+
+    def capped(self, autonomy: str, seniority: str) -> int:
+        """The autonomy (Autonomy index) an agent of `seniority` holds when asked for
+        `autonomy`."""
+        order = ("supervised", "assisted", "autonomous", "full")
+        return min(order.index(autonomy), order.index(self.autonomy_cap.get(
+            seniority, "full")))  # type: ignore[call-overload]
     internal_domains: tuple[str, ...] = Field(default=(), description=(
         "the company's own domains: hosts and mail under them are inside (private IP ranges, "
         "localhost and *.internal, *.local, *.corp always are)"))
@@ -320,6 +411,9 @@ class SimulationSpec(Frozen):
 
 class CompanyConfig(Frozen):
     company: CompanySpec
+    tool_catalogs: tuple[Literal["standard"], ...] = Field(default=(), description=(
+        "tool catalogs (templates/tools/NAME.yaml) whose tools the company has; an entry of "
+        "`tools` with a catalog tool's name overrides that tool's fields"))
     departments: tuple[DepartmentSpec, ...] = Field(min_length=1)
     roles: tuple[RoleSpec, ...] = Field(min_length=1)
     agents: tuple[AgentSpec, ...] = Field(min_length=1)
@@ -332,6 +426,14 @@ class CompanyConfig(Frozen):
         default=(), max_length=10_000, description="org changes and shocks at given ticks")
     runtime: RuntimeSpec = RuntimeSpec()
     simulation: SimulationSpec = SimulationSpec()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _catalog_tools(cls, raw: object) -> object:
+        if not isinstance(raw, dict) or not raw.get("tool_catalogs"):
+            return raw
+        from synthorg.config.catalogs import with_catalog_tools
+        return with_catalog_tools(raw)
 
     @model_validator(mode="after")
     def _references(self) -> CompanyConfig:
@@ -412,6 +514,9 @@ def reference_problems(cfg: CompanyConfig) -> list[str]:
         problems.append(f"departments: budget_share values add up to {share:.3f} > 1")
     if "approvals" in cfg.executors:
         problems.append("executors: 'approvals' is reserved (the SecOps office's approvals)")
+    for i, aid in enumerate(cfg.workload.threats.insiders):
+        if aid not in agent_dept:
+            problems.append(f"workload.threats.insiders[{i}]: unknown agent '{aid}'")
     for i, tool in enumerate(cfg.tools):
         if tool.executor is not None and tool.executor not in cfg.executors:
             problems.append(f"tools[{i}].executor: unknown executor '{tool.executor}' "

@@ -150,6 +150,8 @@ class EventKind(IntEnum):
     shock = 28  # scenario actor: a demand spike or an outage starts; target = its index
     help_declined = 29  # the helper's capacity this tick was used up: target = the asker
     budget_alert = 30  # department actor: value = the budget share crossed (1.0: it halts)
+    threat = 31  # ground truth: a harmful call attempted; target = threat kind, value = form
+    security_incident = 32  # a harmful call ran: target = threat kind, value = form, amount = cost
 
 
 class ActionStatus(IntEnum):

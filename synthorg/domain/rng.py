@@ -34,6 +34,12 @@ class Stream(IntEnum):
     quality = 4
     delegate = 5
     action = 6  # an action's outcome, drawn by call id
+    insider = 7  # by agent at tick 0: is it an insider; by agent and tick: does it attempt
+    injection = 8  # does the agent follow a poisoned task's instruction
+    mistake = 9
+    form = 10  # which form the call takes
+    poisoned = 11  # by task id: does its content carry an injected instruction
+    catch = 12  # by call id: does the approver recognise a harmful call
 
 
 def root_key(seed: int) -> np.uint64:

@@ -44,6 +44,7 @@ class AgentColumns:
     stats: dict[str, np.ndarray]
     quality_total: np.ndarray
     period_spend: np.ndarray  # micro-USD the agent spent in this budget period (tool calls)
+    approved_form: np.ndarray  # int32: the call form an approval was asked for (-1: none)
 
     @classmethod
     def empty(cls, skills: np.ndarray) -> AgentColumns:
@@ -60,7 +61,7 @@ class AgentColumns:
             approved=zeros(bool), wait_streak=zeros(np.int32),
             pending_rate=zeros(), pending_quality=zeros(), queues=TaskQueues(m),
             stats={name: zeros(np.int64) for name in STAT_NAMES}, quality_total=zeros(),
-            period_spend=zeros(np.int64))
+            period_spend=zeros(np.int64), approved_form=np.full(m, -1, dtype=np.int32))
 
     def state_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -84,4 +85,5 @@ class AgentColumns:
             arr_i[idx] = 0
         self.rushed[idx] = False
         self.approved[idx] = False
+        self.approved_form[idx] = -1
         self.started[idx] = tick

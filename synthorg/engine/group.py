@@ -51,8 +51,8 @@ from synthorg.loop.registry import strategies_for
 from synthorg.org.directory import OrgDirectory, strength
 from synthorg.org.routing import Department
 from synthorg.org.timeline import OrgChange
+from synthorg.secops.forms import CallPicker, secops_tables
 from synthorg.secops.office import GRANTED
-from synthorg.secops.rules import CALL_DTYPE, SecOpsPort
 
 ESCALATE_ON_CONFIDENCE, ESCALATE_ON_TOOL = 0, 1
 
@@ -104,7 +104,9 @@ class AgentGroup:
                                     for e in directory.executor_ids[:-1]),
                                   max(1, config.policies.approvals.delay_ticks)], dtype=np.int32)
         self.approvals = len(directory.executor_ids) - 1
-        self._templates = [dict(t.arguments) for t in config.tools]
+        # the local copy of SecOps's fast path: each call's form, and the verdicts on forms
+        self.secops = secops_tables(config)
+        self.picker = CallPicker(config, self.secops, directory.agent_ids, key)
         self.use(directory)
 
     def use(self, directory: OrgDirectory) -> None:
@@ -143,7 +145,7 @@ class AgentGroup:
 
     # ---- the tick -------------------------------------------------------------------------
     def step(self, tick: int, inbox: np.ndarray, loads: np.ndarray,
-             spending: tuple[np.ndarray, np.ndarray], secops: SecOpsPort, landed: np.ndarray,
+             spending: tuple[np.ndarray, np.ndarray], landed: np.ndarray,
              down: np.ndarray | None = None,
              org: tuple[OrgDirectory, list[OrgChange]] | None = None) -> GroupTick:
         """One tick. spending: per department, what was spent up to the last tick and in
@@ -187,7 +189,7 @@ class AgentGroup:
         self._delegate(tick, loads, ev, out)
 
         cycle.enter(LoopPhase.filter)
-        action, on_tool, asking = self._filter(batch, plan, dept_spent, secops, ev)
+        action, on_tool, asking, form = self._filter(batch, plan, dept_spent, ev)
 
         cycle.enter(LoopPhase.act)
         busy = a.state != WorkState.idle.value
@@ -201,7 +203,7 @@ class AgentGroup:
         else:
             paying = self.active & ~halted[self.dept]
             a.stats["paid"][paying] += self.salary[paying]
-        issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool,
+        issued, escalated = self._act(tick, rows, batch, evaluation, action, on_tool, form,
                                       np.where(asking, plan.helper, -1),
                                       _spread(rows, helpers, time_off), down, ev, out,
                                       results, spend)
@@ -352,8 +354,12 @@ class AgentGroup:
         a.state[ok] = WorkState.working
         a.guidance[ok] = policy.guidance_bonus
         a.approved[ok] = True
-        ev.add(EventKind.approval_granted, self.global_ids[ok], a.cur["task"][ok])
-        ev.add(EventKind.approval_rejected, self.global_ids[no], a.cur["task"][no])
+        form = a.approved_form[local]
+        ev.add(EventKind.approval_granted, self.global_ids[ok], a.cur["task"][ok],
+               value=form[asking & granted])
+        ev.add(EventKind.approval_rejected, self.global_ids[no], a.cur["task"][no],
+               value=form[asking & ~granted])
+        a.approved_form[no] = -1
         check_work_transition(a.state[no], WorkState.idle)
         heads = self.dir.dept_head[self.dept[no]]
         to_head = (heads != self.global_ids[no]) & (heads >= 0) & (policy.on_reject == "head")
@@ -500,11 +506,12 @@ class AgentGroup:
                        float(MessageKind.delegate))
 
     # ---- filter -----------------------------------------------------------------------------
-    def _filter(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray, secops: SecOpsPort,
-                ev: EventBuffer) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _filter(self, batch: WorkBatch, plan: Plan, dept_spent: np.ndarray, ev: EventBuffer
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Planned actions after constraints and SecOps, which escalations SecOps asked for,
-        and who asks a colleague for help this tick. An asker who does not wait for the
-        answer also works on this tick (its call goes through the checks like any other)."""
+        who asks a colleague for help this tick, and each row's call form (-1: no call). An
+        asker who does not wait for the answer also works on this tick (its call goes
+        through the checks like any other)."""
         a = self.a
         action = plan.action.copy()
         asking = action == ActionKind.send_message.value
@@ -512,6 +519,7 @@ class AgentGroup:
             action[asking] = ActionKind.call_tool
             plan = Plan(action=action.copy(), decision=plan.decision, helper=plan.helper)
         on_tool = np.zeros(len(action), dtype=bool)
+        form = np.full(len(action), -1, dtype=np.int32)
         rule = self.strategies.constraints.blocked(
             batch, plan, Spending(dept_spent, self.a.period_spend, self.lo))
         blocked = rule != BudgetRule.allowed.value
@@ -520,18 +528,32 @@ class AgentGroup:
                target=rule[blocked])
         calls_at = np.nonzero(action == ActionKind.call_tool.value)[0]
         if not len(calls_at):
-            return action, on_tool, asking
-        calls = np.empty(len(calls_at), dtype=CALL_DTYPE)
-        calls["agent"] = batch.agents[calls_at]
-        calls["tool"] = batch.tasks["tool"][calls_at]
-        calls["approved"] = a.approved[batch.agents[calls_at] - self.lo]
-        verdict, rule = secops.check(calls)
+            return action, on_tool, asking, form
+        agents = batch.agents[calls_at]
+        local = agents - self.lo
+        tasks = batch.tasks["task"][calls_at]
+        f = self.picker.pick(batch.tick, agents, tasks, batch.tasks["tool"][calls_at],
+                             self.seniority[local])
+        # the call a person approved is made as approved; the approval of a task also lifts
+        # the autonomy rules for its other calls, not what their arguments say
+        retry = a.approved_form[local] >= 0
+        if retry.any():
+            f[retry] = a.approved_form[local[retry]]
+            a.approved_form[local[retry]] = -1
+        form[calls_at] = f
+        autonomy = self.dir.autonomy[agents]
+        table = self.secops.verdicts
+        approved = a.approved[local] & (retry | table.by_autonomy[f, autonomy])
+        verdict, rule = table.check(f, autonomy, approved)
+        first = self.secops.forms.harmful(f) & ~retry  # ground truth, once per attempt
+        ev.add(EventKind.threat, agents[first], tasks[first],
+               target=self.secops.forms.kind[f[first]], value=f[first])
         denies, escalates = verdict == Verdict.deny.value, verdict == Verdict.escalate.value
         denied, escalated = calls_at[denies], calls_at[escalates]
         ev.add(EventKind.tool_denied, batch.agents[denied], batch.tasks["task"][denied],
-               target=rule[denies])
+               target=rule[denies], value=f[denies])
         ev.add(EventKind.tool_escalated, batch.agents[escalated], batch.tasks["task"][escalated],
-               target=rule[escalates])
+               target=rule[escalates], value=f[escalates])
         local = batch.agents[denied] - self.lo
         a.denials[local] += 1
         a.stats["denied"][local] += 1
@@ -539,17 +561,19 @@ class AgentGroup:
         action[denied] = np.where(give_up, ActionKind.fail.value, ActionKind.none.value)
         action[escalated] = ActionKind.ask_human
         on_tool[escalated] = True
-        return action, on_tool, asking
+        return action, on_tool, asking, form
 
     # ---- act ----------------------------------------------------------------------------------
     def _act(self, tick: int, rows: np.ndarray, batch: WorkBatch, evaluation: Evaluation,
-             action: np.ndarray, on_tool: np.ndarray, asks_whom: np.ndarray,
+             action: np.ndarray, on_tool: np.ndarray, form: np.ndarray,
+             asks_whom: np.ndarray,
              time_off: np.ndarray | None,
              down: np.ndarray | None, ev: EventBuffer, out: MessageBuffer,
              results: ResultBuffer, spend: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Returns the actions issued and the rows (group-local) that escalated. A row's work
         this tick is its rate less the share of the tick spent asking or helping.
-        asks_whom: the colleague a row asks for help (-1: it does not ask)."""
+        form: each row's call form; asks_whom: the colleague a row asks for help (-1: it
+        does not ask)."""
         asking = asks_whom >= 0
         a = self.a
         ids = batch.agents
@@ -560,7 +584,7 @@ class AgentGroup:
         if down is not None:  # an outage: the call fails, the tick is lost, nothing is spent
             out_of_order = work & down[tool_all]
             ev.add(EventKind.tool_failed, ids[out_of_order], tasks[out_of_order],
-                   target=tool_all[out_of_order])
+                   target=tool_all[out_of_order], value=form[out_of_order])
             work &= ~out_of_order
         w = rows[work]
         tool = tool_all[work]
@@ -578,6 +602,7 @@ class AgentGroup:
             if later.any():
                 now = ~later
                 issued = self._issue(tick, w[later], tool[later], gained[later], quality[later])
+                issued["value"] = form[work][later]  # the call's form, until its outcome
         wn = w[now]
         a.progress[wn] += gained[now]
         a.quality_sum[wn] += quality[now]
@@ -588,7 +613,14 @@ class AgentGroup:
         a.stats["tool_calls"][w] += 1
         np.add.at(spend, self.dept[w], tool_cost)
         self._learn(wn, batch.tasks["skill"][work][now])
-        ev.add(EventKind.tool_call, ids[work], tasks[work], target=tool, amount=tool_cost)
+        ev.add(EventKind.tool_call, ids[work], tasks[work], target=tool, value=form[work],
+               amount=tool_cost)
+        ran = form[work]
+        harm = self.secops.forms.harmful(ran)
+        if harm.any():  # a harmful call that runs is a security incident
+            ev.add(EventKind.security_incident, ids[work][harm], tasks[work][harm],
+                   target=self.secops.forms.kind[ran[harm]], value=ran[harm],
+                   amount=self.secops.forms.cost_micro[ran[harm]])
 
         ask = asking & (action != ActionKind.fail.value)
         q = rows[ask]
@@ -618,9 +650,11 @@ class AgentGroup:
             a.stats["escalations"][h] += 1
             ev.add(EventKind.escalated, ids[human], tasks[human], target=reason,
                    value=evaluation.confidence[human])
-            # the approval attaches to the call the agent wants to make
-            issued = join([issued, self._action_rows(tick, h, tool_all[human], self.approvals)],
-                          ACTION_DTYPE)
+            # the approval attaches to the call the agent wants to make (its form, in value)
+            a.approved_form[h] = np.where(on_tool[human], form[human], -1)
+            asked = self._action_rows(tick, h, tool_all[human], self.approvals)
+            asked["value"] = form[human]
+            issued = join([issued, asked], ACTION_DTYPE)
 
         finishing = rows[action == ActionKind.finish.value]
         self._close(finishing, tick, TaskStatus.completed, FailReason.none, ev, results)
@@ -667,22 +701,24 @@ class AgentGroup:
 
     def _arguments(self, tick: int, issued: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
-        """The arguments of the tool calls among `issued` (approvals have none), from their
-        tools' templates: the side-table rows, their JSON texts, and the texts by call."""
+        """The arguments of the tool calls among `issued` (approvals have none), filled from
+        their forms (in `value` until the outcome): the side-table rows, their JSON texts,
+        and the texts by call."""
         calls = take(issued, issued["executor"] != self.approvals) if len(issued) else issued
         if not len(calls):
             return _NO_ARGUMENTS, _NO_TEXT, {}
         d = self.dir
         local = calls["agent"] - self.lo
         types, depts = self.a.cur["type"][local].tolist(), self.dept[local].tolist()
+        forms = self.secops.forms
         texts = []
-        for agent, task, tool, t, k in zip(calls["agent"].tolist(), calls["task"].tolist(),
-                                           calls["tool"].tolist(), types, depts, strict=True):
+        for agent, task, form, t, k in zip(calls["agent"].tolist(), calls["task"].tolist(),
+                                           calls["value"].astype(np.int64).tolist(), types,
+                                           depts, strict=True):
             fields = {"task": task, "type": d.type_ids[t], "agent": d.agent_ids[agent],
                       "department": d.dept_ids[k], "tick": tick}
-            texts.append(json.dumps({name: template.format(**fields) for name, template
-                                     in self._templates[tool].items()},
-                                    sort_keys=True, separators=(",", ":")))
+            texts.append(json.dumps(forms.arguments(form, fields), sort_keys=True,
+                                    separators=(",", ":")))
         encoded = [t.encode() for t in texts]
         rows = np.zeros(len(calls), dtype=ARGUMENT_DTYPE)
         rows["call"] = calls["call"]

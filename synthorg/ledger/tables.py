@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import (
     ActionStatus,
     Autonomy,
@@ -20,6 +21,7 @@ from synthorg.domain.enums import (
     FailReason,
     MessageKind,
     Priority,
+    RiskTier,
     Seniority,
     TaskStatus,
     Verdict,
@@ -37,6 +39,7 @@ from synthorg.domain.records import (
 )
 from synthorg.ledger.ledger import PARTS_DIR, frame_of, part_files, read_part
 from synthorg.org.directory import MICRO, NEVER, OrgDirectory
+from synthorg.secops.forms import THREAT_KINDS, TOKEN, SecOpsTables, secops_tables
 
 
 def _names(enum: type) -> dict[int, str]:
@@ -94,13 +97,13 @@ def _named_where(kinds: tuple[EventKind, ...], column: str, names: dict[int, str
             .otherwise(None).alias(alias))
 
 
-def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
+def write_events(out: Path, files: list[Path], d: OrgDirectory, cfg: CompanyConfig,
+                 created: list[Path]) -> None:
     """Every shard's events in one table, in ledger order: (tick, actor, seq), with the
     integer `target` also read out where it names a tool, a SecOps rule, a fail reason or
-    (from `value`) a message kind."""
-    from synthorg.secops.rules import Rule
-
+    (from `value`) a message kind, and the calls' SecOps columns (_call_columns)."""
     k = EventKind
+    tables = secops_tables(cfg)
     (
         _scan(files, EVENT_DTYPE)
         .sort("tick", "actor", "seq", maintain_order=True)
@@ -108,11 +111,13 @@ def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
             _named_where((k.tool_call, k.tool_failed, k.action_done), "target",
                          dict(enumerate(d.tool_ids)), "tool"),
             pl.coalesce(  # the SecOps rule, or the budget, that refused or escalated a call
-                _named_where((k.tool_denied, k.tool_escalated), "target", _names(Rule), "rule"),
+                _named_where((k.tool_denied, k.tool_escalated), "target",
+                             dict(enumerate(tables.verdicts.rule_ids)), "rule"),
                 _named_where((k.budget_blocked,), "target", _names(BudgetRule), "rule")),
             _named_where((k.task_failed,), "target", _FAILURES, "fail_reason"),
             _named_where((k.message_sent,), "value", _names(MessageKind), "message_kind"),
         )
+        .pipe(_call_columns, tables, d, cfg, created)
         .with_columns(
             pl.col("actor").alias("actor_index"),
             pl.col("actor").replace_strict(actor_names(d), return_dtype=pl.String),
@@ -121,6 +126,63 @@ def write_events(out: Path, files: list[Path], d: OrgDirectory) -> None:
         )
         .drop("amount")
         .pipe(_sink, out / "events.parquet")
+    )
+
+
+_CALL_KINDS = (EventKind.tool_call, EventKind.tool_denied, EventKind.tool_escalated,
+               EventKind.tool_failed, EventKind.threat, EventKind.security_incident,
+               EventKind.approval_granted, EventKind.approval_rejected)
+_VERDICT_OF = {int(EventKind.tool_call): "allow", int(EventKind.tool_denied): "deny",
+               int(EventKind.tool_escalated): "escalate"}
+
+
+def _call_columns(events: pl.LazyFrame, tables: SecOpsTables, d: OrgDirectory,
+                  cfg: CompanyConfig, created: list[Path]) -> pl.LazyFrame:
+    """On the events of a call (`value` holds its form): `form`; `harmful` and `threat_kind`
+    (the ground truth); the call's tool `call_tool`, `action_type`, `risk_tier` and
+    `arguments` (its JSON, fields filled from the row); on SecOps's own events, `verdict`
+    and the rule's `reason`."""
+    f = tables.forms
+    kinds = [int(k) for k in _CALL_KINDS]
+    info = pl.LazyFrame({
+        "form": pl.Series(range(len(f)), dtype=pl.Int32),
+        "harmful": f.kind >= 0,
+        "threat_kind": [THREAT_KINDS[k] if k >= 0 else None for k in f.kind.tolist()],
+        "call_tool": [cfg.tools[t].name for t in f.tool.tolist()],
+        "action_type": list(tables.verdicts.action_type),
+        "risk_tier": [RiskTier(int(t)).name for t in tables.verdicts.tier],
+        "_args": [f.argument_json(i) for i in range(len(f))],
+    })
+    reasons = pl.LazyFrame(
+        [(form, rule, why) for (form, rule), why in tables.verdicts.reasons.items()],
+        schema={"form": pl.Int32, "_rule": pl.Int32, "reason": pl.String}, orient="row")
+    types = (_scan(created, TASK_DTYPE).select("task", pl.col("type").replace_strict(
+        dict(enumerate(d.type_ids)), return_dtype=pl.String).alias("_type")))
+    dept_of = {i: d.dept_ids[k] for i, k in enumerate(d.agent_dept.tolist())}
+    on_call = pl.col("kind").is_in(kinds) & (pl.col("value") >= 0)
+    args = pl.col("_args")
+    for field, value in (("task", pl.col("task").cast(pl.String)),
+                         ("tick", pl.col("tick").cast(pl.String)),
+                         ("type", pl.col("_type").fill_null("")),
+                         ("agent", pl.col("actor").replace_strict(
+                             dict(enumerate(d.agent_ids)), default="",
+                             return_dtype=pl.String)),
+                         ("department", pl.col("actor").replace_strict(
+                             dept_of, default="", return_dtype=pl.String))):
+        args = args.str.replace_all(TOKEN % field, value, literal=True)
+    return (
+        events
+        .with_columns(pl.when(on_call).then(pl.col("value").cast(pl.Int32)).alias("form"),
+                      pl.when(pl.col("kind").is_in([int(EventKind.tool_denied),
+                                                    int(EventKind.tool_escalated)]))
+                      .then(pl.col("target")).alias("_rule"))
+        .join(info, on="form", how="left", maintain_order="left")
+        .join(reasons, on=["form", "_rule"], how="left", maintain_order="left")
+        .join(types, on="task", how="left", maintain_order="left")
+        .with_columns(args.alias("arguments"),
+                      pl.col("kind").replace_strict(_VERDICT_OF, default=None,
+                                                    return_dtype=pl.String).alias("verdict"))
+        .drop("_args", "_rule", "_type")
     )
 
 

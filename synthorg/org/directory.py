@@ -17,7 +17,7 @@ import numpy as np
 from synthorg.actions.executors import APPROVALS
 from synthorg.config.models import CompanyConfig
 from synthorg.config.scenario import Hire
-from synthorg.domain.enums import Autonomy, RiskTier, Seniority
+from synthorg.domain.enums import RiskTier, Seniority
 
 # Competence added by seniority: seniors do harder work better.
 SENIORITY_BONUS = np.array([0.0, 0.08, 0.15, 0.2, 0.22], dtype=np.float64)
@@ -141,7 +141,8 @@ class OrgDirectory:
             role.append(role_of[role_id])
             dept.append(dept_of[dept_id])
             senior.append(int(Seniority[level]))
-            auton.append(int(Autonomy[autonomy or dept_spec.autonomy or cfg.company.autonomy]))
+            auton.append(cfg.policies.security.capped(
+                autonomy or dept_spec.autonomy or cfg.company.autonomy, level))
             skill_rows.append(base)
             present.append(is_in)
             usd = budget_usd if budget_usd is not None else default_budget

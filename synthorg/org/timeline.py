@@ -42,6 +42,7 @@ class OrgChange:
 class OrgTimeline:
     def __init__(self, config: CompanyConfig, base: OrgDirectory | None = None) -> None:
         self._cfg = config
+        self._security = config.policies.security
         self.directory = base if base is not None else OrgDirectory.from_config(config)
         self.tick = -1  # the last tick advanced to
         self._away_until = np.full(self.directory.size, NEVER, dtype=np.int64)
@@ -117,14 +118,22 @@ class OrgTimeline:
                 elif isinstance(event, Promote):
                     slots["seniority"][a] = int(Seniority[event.to])
                     changes.append(OrgChange(EventKind.agent_promoted, a, int(Seniority[event.to])))
+                    held = self._cap(int(slots["autonomy"][a]), event.to)
+                    if held != slots["autonomy"][a]:  # a demotion below what it held
+                        slots["autonomy"][a] = held
+                        changes.append(OrgChange(EventKind.autonomy_changed, a, held))
                 elif isinstance(event, ChangeAutonomy):
-                    slots["autonomy"][a] = int(Autonomy[event.to])
-                    changes.append(OrgChange(EventKind.autonomy_changed, a,
-                                             int(Autonomy[event.to])))
+                    held = self._cap(int(Autonomy[event.to]),
+                                     Seniority(int(slots["seniority"][a])).name)
+                    slots["autonomy"][a] = held
+                    changes.append(OrgChange(EventKind.autonomy_changed, a, held))
         if skills is not None:
             slots["skills"] = skills
         self.directory = d.revised(**slots)
         return changes
+
+    def _cap(self, autonomy: int, seniority: str) -> int:
+        return self._security.capped(Autonomy(autonomy).name, seniority)
 
     def _select(self, patterns: tuple[str, ...], present: np.ndarray) -> list[int]:
         """Slots in the org (not fired, joined) whose id matches a pattern, in slot order."""

@@ -4,27 +4,25 @@ company's own tools, which take precedence; and a checker built from a company c
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
-import yaml
-
+from synthorg.config.catalogs import catalog_tools
 from synthorg.config.models import CompanyConfig, ToolSpec
-from synthorg.domain.enums import Autonomy, Verdict
+from synthorg.domain.enums import Autonomy, RiskTier, Verdict
 from synthorg.secops.checker import CallChecker, ToolInfo
 from synthorg.secops.classify import base_action_type
-
-STANDARD = Path(__file__).resolve().parents[2] / "templates" / "tools" / "standard.yaml"
 
 
 @cache
 def standard_tools() -> tuple[ToolSpec, ...]:
-    raw = yaml.safe_load(STANDARD.read_text())
-    return tuple(ToolSpec.model_validate(t) for t in raw["tools"])
+    return tuple(ToolSpec.model_validate(t) for t in catalog_tools("standard"))
 
 
 def tool_info(spec: ToolSpec) -> ToolInfo:
+    """A tool that declares its action type gets tiers from the registry (refined by each
+    call's arguments); one that does not is as risky as its config says."""
     return ToolInfo(base_action_type(spec.name, spec.action_type, spec.read_only,
-                                     spec.destructive), spec.destructive)
+                                     spec.destructive), spec.destructive,
+                    None if spec.action_type else RiskTier[spec.risk])
 
 
 def checker_for(cfg: CompanyConfig) -> CallChecker:

@@ -73,6 +73,8 @@ class EscalatingReviewer:
 class ToolInfo:
     action_type: str
     destructive: bool = False
+    # a tool whose config declares no action type: its declared risk is its tier
+    tier: RiskTier | None = None
 
 
 class CallChecker:
@@ -91,6 +93,7 @@ class CallChecker:
         self.review_timeout_s = review_timeout_s
         self._cache: OrderedDict[str, Assessment] = OrderedDict()
         self.reviews_failed = 0
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     def call(self, tool: str, arguments: Mapping[str, object], task: str = "",
              workspace: str | None = None) -> ToolCall:
@@ -105,10 +108,11 @@ class CallChecker:
         if cached is not None:
             self._cache.move_to_end(key)
             return cached
-        action = call_action(call, self.tiers, self.internal) if call.tool in self.tools \
-            else "unknown"
+        info = self.tools.get(call.tool)
+        action = call_action(call, self.tiers, self.internal) if info else "unknown"
         found = tuple(findings(call, self.internal))
-        assessment = Assessment(action, tier_of(action, self.tiers), found)
+        tier = info.tier if info and info.tier is not None else tier_of(action, self.tiers)
+        assessment = Assessment(action, tier, found)
         self._cache[key] = assessment
         if len(self._cache) > CACHE_SIZE:
             self._cache.popitem(last=False)
@@ -135,15 +139,19 @@ class CallChecker:
         return self._autonomy(call, a, tier, autonomy)
 
     def _review(self, call: ToolCall, a: Assessment) -> tuple[Verdict, str]:
-        """The reviewer's verdict, failing closed: an error or a timeout denies."""
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        """The reviewer's verdict, failing closed: an error or a timeout denies. The
+        built-in reviewer answers at once; another runs on the checker's reviewing thread
+        (started on first use) so that a hung one costs its time-out, not the run."""
+        if type(self.reviewer) is EscalatingReviewer:
+            return self.reviewer.review(call, a)
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=4, thread_name_prefix="secops-review")
         try:
-            return pool.submit(self.reviewer.review, call, a).result(self.review_timeout_s)
+            return self._pool.submit(self.reviewer.review, call, a).result(self.review_timeout_s)
         except Exception:
             self.reviews_failed += 1
             return Verdict.deny, "failed"
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)
 
     def _autonomy(self, call: ToolCall, a: Assessment, tier: RiskTier, autonomy: Autonomy
                   ) -> CallVerdict:

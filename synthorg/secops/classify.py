@@ -64,17 +64,21 @@ md5sum sha1sum sha256sum column true false test [ sleep env hostname uname nproc
 history man help cd pushd popd export set source . time timeout watch zcat zgrep xxd od
 hexdump strings nl tac fold fmt comm join paste expand look dig nslookup ping host
 traceroute base64 openssl lsof netstat ss xargs nc ncat curlie sha512sum b2sum gpg file
-ldd nm objdump"""))
+ldd nm objdump printenv seq yes rev shuf tput clear sum cksum getent locale stty tty groups
+users w last lsblk ip ifconfig route arp"""))
 _SHELL_KEYWORDS = frozenset(words("""for do done while until if then elif else fi case
-esac function { } ! time timeout nohup exec command builtin"""))
+esac function { } ! time timeout nohup exec command builtin eval"""))
 _SHELL_RUN = frozenset(words("""pytest python python3 node deno bun npm npx yarn pnpm
 make cmake cargo go mvn gradle ruff mypy black isort flake8 pylint eslint prettier tsc
 jest vitest mocha tox nox coverage pre-commit bandit semgrep shellcheck hadolint uvicorn
 gunicorn flask django-admin manage.py alembic sphinx-build mkdocs javac java gcc g++ clang
 rustc bundle rake rspec php composer dotnet poetry pipenv uv hatch pdm trivy grype syft
-gitleaks ssh-keygen sqlite3 psql-lint dd"""))
+gitleaks ssh-keygen sqlite3 psql-lint dd pip pip3 locust ab hey wrk k6 pytest-watch
+nodemon tsx ts-node vite next webpack rollup esbuild turbo nx lerna storybook playwright
+cypress gh hub glab pyenv nvm rbenv asdf direnv conda mamba just task invoke fab
+pre-commit pyright pyre tflint checkov kubeval kubeconform helmfile-lint"""))
 _SHELL_WRITE = frozenset(words("""mkdir touch cp mv ln tar zip unzip gzip gunzip bzip2 xz
-chmod tee patch truncate install rsync"""))
+chmod tee patch truncate install rsync fallocate"""))
 _INSTALL = re.compile(r"^(?:pip|pip3|pipx|npm|yarn|pnpm|apt|apt-get|yum|dnf|apk|brew|gem|cargo|go|"
                       r"conda|uv|poetry)\b.*\b(?:install|add|get|i)\b")
 _GIT = {"status": "vcs:read", "diff": "vcs:read", "log": "vcs:read", "show": "vcs:read",
@@ -96,7 +100,20 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
     verb = words[0].rsplit("/", 1)[-1]
     line = " ".join(words)
     if _INSTALL.match(line):
-        return "pkg:install"
+        return "pkg:restore" if _RESTORE.match(line) else "pkg:install"
+    if verb in ("psql", "mysql", "sqlite3", "redis-cli", "mongosh", "mongo"):
+        sql = re.search(r"\s(?:-c|-e|--command|--execute)\s+(.+)$", line)
+        return sql_action(sql.group(1).strip("'\"")) if sql else "db:read"
+    if verb in ("scp", "rsync", "ssh", "sftp"):
+        outside = [h for h in hosts_in(line) if not is_internal(h, internal)]
+        return "net:write_external" if outside else "net:write"
+    if verb == "aws":
+        sub = " ".join(words[1:3])
+        return "infra:read" if re.match(r"s3 ls|\w+ (?:describe|list|get)-", sub) else \
+            "net:write" if sub.startswith(("s3 cp", "s3 sync")) else "deploy:release"
+    if verb == "kill" and all(w.startswith("%") or w.isdigit() or w.startswith("-")
+                              for w in words[1:]):
+        return "proc:own"  # a job or process id of one's own session
     if verb == "git":
         sub = next((w for w in words[1:] if not w.startswith("-")), "status")
         if sub == "push" and not re.search(r"\b(?:main|master|trunk|release\S*|prod\S*)\b", line):
@@ -111,6 +128,8 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
         return "net:write_external" if outside else "net:write"
     if verb == "docker" or verb == "podman":
         sub = words[1] if len(words) > 1 else ""
+        if sub == "run" and "--rm" in words:
+            return "code:run"  # a throwaway container: a build or test tool
         return "code:run" if sub in ("build", "ps", "images", "logs", "inspect", "version",
                                      "info", "compose", "buildx") else "infra:container"
     if verb in ("kubectl", "helm", "terraform", "ansible-playbook", "systemctl", "service"):
@@ -143,16 +162,48 @@ def _worst(kinds: list[str], tiers: Mapping[str, RiskTier]) -> str:
 
 
 _SEGMENTS = re.compile(r"\|\||&&|[;|&\n]")
+_RESTORE = re.compile(r"^(?:pip3?\s+install\s+(?:-\w+\s+)*(?:-r\s+\S+|-e\s+\S+|\.\S*)(?:\s+-\S+)*\s*$"
+                      r"|(?:npm|pnpm)\s+(?:ci|install|i)(?:\s+--?[\w-]+)*\s*$|yarn(?:\s+install)?(?:\s+--[\w-]+)*\s*$"
+                      r"|(?:poetry|pipenv|bundle|composer|uv|pdm)\s+(?:install|sync)\b(?:\s+--?[\w-]+)*\s*$"
+                      r"|go\s+mod\s+download\s*$|cargo\s+fetch\s*$)")  # the project's own declared deps
+_WRAPPED = re.compile(r"^\s*(?:\S*/)?(?:ba|z|da)?sh\s+-c\s+(['\"])(.*)\1\s*$", re.S)
+_PY_C = re.compile(r"^\s*python[0-9.]*\s+-c\s+(['\"])(.*)\1\s*$", re.S)
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1([^\n]*)\n.*?\n\s*\2\s*(?=\n|$)", re.S)
+_LOOP_HEADER = re.compile(r"^\s*(?:for|select)\s+\w+\s+in\b[^;]*$|^\s*for\s*\(\(")
 _PY_SHELL = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.\w+|pty\.spawn|commands\.\w+)\s*\(")
 _PY_SYSTEM = re.compile(r"\b(?:socket|requests|urllib|http\.client|ctypes|smtplib|ftplib|"
                         r"paramiko|httpx|aiohttp)\b")
+_PY_RAW = re.compile(r"\bctypes\b|\bsocket\.(?:socket|create_connection)\b|\bparamiko\b|\bftplib\b")
 _SQL_VERB = re.compile(r"^\s*(\w+)")
+# schema changes that only add: a new table, index or view, a new column, a comment
+_ADDITIVE = re.compile(r"create\s+(?:(?:unique\s+)?index|(?:temp(?:orary)?\s+)?table|(?:or\s+replace\s+)?view"
+                       r"|materialized\s+view|sequence|type)\b|alter\s+table\s+[\w.\"]+\s+add\s+(?:column\b"
+                       r"|constraint\b|\w+\s+\w+)(?![^;]*\bdrop\b)|comment\s+on\b|reindex\b|refresh\b")
 
 
 def shell_action(command: str, tiers: Mapping[str, RiskTier], internal: tuple[str, ...]) -> str:
+    wrapped = _WRAPPED.match(command)
+    if wrapped:  # `bash -c '...'` is what it runs
+        return shell_action(wrapped.group(2), tiers, internal)
+    inline = _PY_C.match(command)
+    if inline:
+        return python_action(inline.group(2), tiers, internal)
+    command = _HEREDOC.sub(r" \3", command)  # a here-document's body is data
     kinds = [_shell_segment(seg.split(), internal)
-             for seg in _SEGMENTS.split(command.lower()) if seg.strip()]
+             for seg in _SEGMENTS.split(command.lower())
+             if seg.strip() and not _LOOP_HEADER.match(seg)]
     return _worst(kinds, tiers)
+
+
+def python_action(code: str, tiers: Mapping[str, RiskTier], internal: tuple[str, ...]) -> str:
+    if _PY_SHELL.search(code):
+        literals = re.findall(r"[\"']([^\"'\n]*)[\"']", code)
+        return _worst([shell_action(" ".join(literals), tiers, internal), "code:run"], tiers)
+    if not _PY_SYSTEM.search(code):
+        return "code:run"
+    outside = [h for h in hosts_in(code) if not is_internal(h, internal)]
+    # the company's own services by HTTP, or a host name asked for, are ordinary work
+    return "code:system" if outside or _PY_RAW.search(code) else "code:run"
 
 
 def sql_action(query: str) -> str:
@@ -168,10 +219,11 @@ def sql_action(query: str) -> str:
                      else "db:write" if verb in ("insert", "update", "delete", "upsert", "merge",
                                                  "replace", "copy", "begin", "commit",
                                                  "rollback", "set", "vacuum")
+                     else "db:create" if _ADDITIVE.match(stripped)
                      else "db:schema" if verb in ("create", "alter", "comment", "reindex",
                                                   "refresh", "cluster")
                      else "db:admin")
-    order = ("db:admin", "db:schema", "db:write", "db:read")
+    order = ("db:admin", "db:schema", "db:create", "db:write", "db:read")
     return next((k for k in order if k in kinds), "db:read")
 
 
@@ -183,11 +235,7 @@ def call_action(call: ToolCall, tiers: Mapping[str, RiskTier], internal: tuple[s
         return shell_action(call.text("command") or " ".join(call.texts.values()), tiers,
                             internal)
     if kind == "code:python":
-        code = call.text("code")
-        if _PY_SHELL.search(code):
-            literals = re.findall(r"[\"']([^\"'\n]*)[\"']", code)
-            return _worst([shell_action(" ".join(literals), tiers, internal), "code:run"], tiers)
-        return "code:system" if _PY_SYSTEM.search(code) else "code:run"
+        return python_action(call.text("code"), tiers, internal)
     if kind == "net:http":
         method = call.text("method").strip().upper() or "GET"
         if method in ("GET", "HEAD", "OPTIONS"):

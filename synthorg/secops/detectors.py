@@ -9,14 +9,24 @@ space between words.
 
 from __future__ import annotations
 
+import operator
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.normalise import words
-from synthorg.secops.places import hosts_in, is_internal, place_of, resolve
+from synthorg.secops.normalise import fast_regex, words
+from synthorg.secops.places import (
+    READABLE_PATHS,
+    clean_path,
+    climbs,
+    hosts_in,
+    is_internal,
+    is_metadata_host,
+    place_of,
+    resolve,
+)
 
 
 class Hinted:
@@ -25,22 +35,66 @@ class Hinted:
     run at every position of every view was most of the fast path's time."""
 
     def __init__(self, pattern: re.Pattern[str], hints: str) -> None:
-        self.pattern = pattern
+        # multi-line: each of the views joined into one text (see `findings`) is a line
+        self.pattern = fast_regex(pattern.pattern, pattern.flags | re.M)
         self.hints = tuple(hints.split("|"))
+        # each hint with the pair of characters in it that a text least often holds
+        self.pairs = tuple((_rarest_pair(h), h) for h in self.hints)
 
     def search(self, text: str) -> re.Match[str] | None:
+        if isinstance(text, JoinedViews):
+            pairs, haystack = text.pairs, text.hint_text
+            for pair, hint in self.pairs:
+                if (pair is None or pair in pairs) and hint in haystack:
+                    return self.pattern.search(text)
+            return None
         for hint in self.hints:
             if hint in text:
                 return self.pattern.search(text)
         return None
 
-_SEGMENT = re.compile(r"\|\||&&|[;|&\n]|\$\(|\)|`")
-_PATHLIKE = re.compile(r"(?:^|(?<=[\s=>(,\[\"']))(~?/[^\s\"'`;|&<>(),\]]*|\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?"
+
+# how common pairs of characters are in a tool call's text (a rough guide is enough)
+_COMMON_PAIRS = tuple(words("""e_ _t th he in er an re on at en nd ti es or te of ed is it al ar st
+to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta la
+ns di fo ho pe ec pr no ct us ac ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee wi em ad ol rt
+po we na ul ni ts mo ow pa im mi ai sh ir su id os iv ia am fi ci vi pl ig tu ev ld ry mp fe bl ab
+gh ty op wo sa ay ex ke fr oo av ag if ap gr od bo sp rd do uc bu ei ov by rm ep tt oc fa ef cu rn
+sc gi da yo cr cl du ga qu ue ff ba ey ls va um pp ua up lu go ht ru ug ds lt pi rc rr eg au ck ew
+mu br bi pt ak pu ui rg ib tl ny ki rk ys ob mm fu ph og ms ye ud mb ip ub oi rl gu dr hr cc tw ft
+wn nu"""))
+
+
+def _rarest_pair(hint: str) -> str | None:
+    """The pair of characters in `hint` least likely in a text: one not in the common list,
+    else the last listed; None for a one-character hint."""
+    pairs = [hint[i:i + 2] for i in range(len(hint) - 1)]
+    if not pairs:
+        return None
+    rank = {p: i for i, p in enumerate(_COMMON_PAIRS)}
+    return max(pairs, key=lambda p: rank.get(p, len(rank)))
+
+
+class AnyOf:
+    """Several hinted patterns: a match of any."""
+
+    def __init__(self, parts: Iterable[tuple[str, str]]) -> None:
+        self.parts = [Hinted(fast_regex(pattern), hints) for hints, pattern in parts]
+
+    def search(self, text: str) -> re.Match[str] | None:
+        for part in self.parts:
+            if (m := part.search(text)) is not None:
+                return m
+        return None
+
+
+_SEGMENT = fast_regex(r"\|\||&&|[;|&\n]|\$\(|\)|`")
+_PATHLIKE = fast_regex(r"(?:^|(?<=[\s=>(,\[\"']))(~?/[^\s\"'`;|&<>(),\]]*|\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?"
                        r"|(?:[\w.\-]+/)+\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?)")
-_REDIRECT = re.compile(r"(?:\d?>>?|>\|)\s*([^\s;|&]+)")
+_REDIRECT = fast_regex(r"(?:\d?>>?|>\|)\s*([^\s;|&]+)")
 
 # ---- patterns by family --------------------------------------------------------------------
-_SECRET_FILE = Hinted(re.compile(
+_SECRET_FILE = Hinted(fast_regex(
     r"(?:\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|authorized_keys|known_hosts|\.aws/(?:credentials|config)"
     r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
     r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b|credentials\.(?:json|ya?ml|csv|txt)"
@@ -48,11 +102,65 @@ _SECRET_FILE = Hinted(re.compile(
     r"|\.zsh_history|/proc/(?:self|\d+|\*)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
     r"|\.(?:pem|p12|pfx|jks|keystore)\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
     r"|(?<![\w.-])\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?(?![\w.-])"
-    r"|\bwallet\.dat\b|\.key(?![\w.-])|/etc/ssl/private)"), (
+    r"|\.\w*_history\b|\b(?:prod|production|staging|live|secrets?)\.env\b|\.config/(?:google-chrome|chromium)/"
+    r"|\bwallet\.dat\b|\.key(?![\w.-])|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
+    r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
+    r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
+    r"|\.tfstate\b|\.tfvars\b|\bwp-config\.php\b|\bdebian\.cnf\b|\.my\.cnf\b|\.htpasswd\b|\.keychain(?:-db)?\b)"), (
     ".ssh|id_|authorized_key|known_hosts|.aws|/etc/|.netrc|.pgpass|.git-credentials|.docker|.kube|"
     "kubeconfig|credentials.|secret|.vault|.npmrc|.pypirc|history|environ|/var/run/secrets|service|"
-    ".pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key"))
-_SECRET_VALUE = Hinted(re.compile(
+    ".pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key|.config/gh|.azure|"
+    "application_default|/etc/kubernetes|.terraform.d|.boto|.s3cfg|rclone|.password-store|logins|"
+    "login data|keyrings|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain"))
+# commands whose output is a credential: they hand out tokens, keys or secret values
+_CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential
+    ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b[^;&|]*\s-o"
+                r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
+    ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
+    ("aws ", r"\baws configure (?:get|export-credentials)\b|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"
+             r"|get-parameters?\b[^;&|]*--with-decryption|create-access-key)\b"),
+    ("print-access|print-identity|get-access-token", r"\bgcloud\b[^;&|]*\bprint-(?:access|identity)-token|\baz account get-access-token\b"),
+    ("vault ", r"\bvault (?:kv get|read|token create|print token)\b"),
+    ("gh auth", r"\bgh auth token\b|\bgh auth status\b[^;&|]*(?:-t\b|--show-token)"),
+    ("credential", r"\bgit credential(?:-\w+)? (?:fill|get)\b|\bcredential\.helper\b"),
+    ("docker|podman", r"\bdocker inspect\b[^;&|]*\benv\b|\b(?:docker|podman)\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
+    ("security |heroku|npm token|op read|op item|doctl auth|vercel env",
+     r"\bsecurity (?:find-(?:generic|internet)-password|dump-keychain)\b|\bheroku auth:token\b|\bheroku config\b(?!:set)|\bnpm token (?:list|create)\b"
+     r"|\bop (?:read|item get)\b|\bdoctl auth\b|\bvercel env pull\b"),
+    # password stores and secret managers: what they print is the secret
+    ("secret-tool|pass |bw |lpass|keyring|sops|ansible-vault|doppler|chamber|secrets versions|keyvault",
+     r"\bsecret-tool (?:lookup|search)\b|(?:^|[;&|(`]\s*)pass (?:show )?[\w-]+/|\bbw get\b|\blpass show\b"
+     r"|\bkeyring get\b|\bsops (?:-d|--decrypt)\b|\bansible-vault (?:view|decrypt)\b|\bdoppler secrets\b"
+     r"|\bchamber (?:read|export)\b|\bgcloud secrets versions access\b|\baz keyvault (?:secret|key) (?:show|download)\b"),
+    # infrastructure state and release values hold every secret the infrastructure uses
+    ("terraform|tofu|helm get|describe secret|history --no-trunc",
+     r"\b(?:terraform|tofu) (?:state (?:pull|show)|output)\b|\bhelm get (?:values|all|manifest)\b"
+     r"|\bkubectl\b[^;&|]*\bdescribe secrets?\b|\b(?:docker|podman) history\b[^;&|]*--no-trunc"),
+    # a connection string printed: it holds the database's password
+    ("database_url|db_url|dsn|connection_string",
+     r"\b(?:echo|printf)\b[^;&|]*\$\{?(?:\w*_)?(?:database_url|db_url|dsn|connection_string)\b"
+     r"|\bprintenv\s+(?:\w*_)?(?:database_url|db_url|dsn|connection_string)\b"),
+    # the repository's history searched for the secrets once committed to it
+    ("git ", r"\bgit (?:log|show|diff|grep)\b[^;&]*(?:\s-[sg]\s*[\"']?|\|\s*(?:e?grep|rg)\b[^;&|]*)"
+             r"[^;&|]*(?:passw|secret|token|api_?key|credential)"),
+    ("get_credentials|get_secret_value|frozen_credentials|keyring.get_password",
+     r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
+    ("/run/secrets/|/v1/secret/|/v1/sys/raw|ssh_auth_sock=", r"/run/secrets/|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/"),
+    ("secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec",
+     r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
+    ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
+))
+# a column or table that holds a secret: the sensitive word ends the name (`reset_token`,
+# `password_hash`), so `token_expires_at` or `password_reset_requested_at` are not
+_SECRET_COLUMN = fast_regex(
+    r"(?:\w+_)?(?:password|passwd|pwd|passphrase|secret|token|api_?key|apikey|private_?key|credentials?"
+    r"|authentication_string|ssn|social_security_number|card_number|cc_number|pan|cvv2?|cvc|totp_seed"
+    r"|otp_secret|mfa_secret|pin_code)(?:_?hash|_digest|_enc(?:rypted)?|_plain(?:text)?|s)?")
+_SECRET_TABLE = fast_regex(r"(?:\w+_)?(?:tokens?|secrets?|credentials?|passwords?|api_?keys?|"
+                           r"private_keys?)|pg_shadow|pg_authid|mysql\.user|sys\.sql_logins|dba_users"
+                           r"|sys\.user\$|pg_user_mappings")
+_SQL_SELECT = fast_regex(r"\bselect\s+(.*?)\s+from\s+([\w.$\"`]+)")
+_SECRET_VALUE = Hinted(fast_regex(
     r"\bakia[0-9a-z]{16}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
     r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}"
@@ -60,14 +168,14 @@ _SECRET_VALUE = Hinted(re.compile(
     r"(?!request|os\.|getpass|input|none|null|env|config|settings|self\.|\$\{|<|\{)"
     r"(?=[\w!@#$%^&*+/=\-]*\d)(?=[\w!@#$%^&*+/=\-]*[a-z])[\w!@#$%^&*+/=\-]{8,}"), (
     "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access"))
-_SECRET_VAR = re.compile(
+_SECRET_VAR = fast_regex(
     r"\$\{?[a-z0-9_]*(?:secret|token|passw(?:or)?d|api_?key|access_key|private_key|credential)[a-z0-9_]*"
     r"|\b(?:environ\s*\[|getenv\s*\(|environ\.get\s*\()\s*[\"']?[a-z0-9_]*(?:secret|token|passw(?:or)?d|"
     r"api_?key|access_key|private_key|credential)"
     r"|\bprintenv\s+[a-z0-9_]*(?:secret|token|passw|key|credential)")
-_SECRET_SHOWN = re.compile(r"(?:^|[\s;&|(])(?:echo|printf|printenv|print|cat|log\w*\.\w+|console\.log"
+_SECRET_SHOWN = fast_regex(r"(?:^|[\s;&|(])(?:echo|printf|printenv|print|cat|log\w*\.\w+|console\.log"
                            r"|write|puts|tee)\b|>>?|\bprint\(")
-_SECRET_ELSEWHERE = Hinted(re.compile(
+_SECRET_ELSEWHERE = Hinted(fast_regex(
     r"169\.254\.169\.254|\bmetadata\.google\.internal\b|/latest/meta-data|/computemetadata/"
     r"|\bselect\b[^;]*\b(?:password\w*|passwd|pwd_hash|\w*api_token\w*|\w*secret\w*|access_token|"
     r"refresh_token|private_key|ssn|social_security\w*|credit_card\w*|card_number|cvv|totp_seed)\b[^;]*\bfrom\b"
@@ -75,73 +183,143 @@ _SECRET_ELSEWHERE = Hinted(re.compile(
     r"|://[^/\s:@\"']+:[^/\s@\"']{6,}@[\w.\-]+|\broot password\b|\b(?:password|passphrase|secret|token|api key|"
     r"credentials?)\b[^.\n]{0,60}?[:=]\s*[\"']?(?=[\w!@#$%^&*+\-]*\d)(?=[\w!@#$%^&*+\-]*[a-z])[\w!@#$%^&*+\-]{10,}"), (
     "169.254|metadata|select|://|root password|password|passphrase|secret|token|api key|credential"))
-_ENV_DUMP = Hinted(re.compile(
+_ENV_DUMP = Hinted(fast_regex(
     r"(?:^|[;&|(]\s*|\bsudo )(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
     r"|\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get))"
     r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b"), (
     "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen"))
 _DESTRUCTIVE = [
-    (re.compile(r"\bmkfs(?:\.\w+)?\b|\bwipefs\b|\bdd\b[^|;&]*\bof=/dev/(?!null\b)"
-                r"|>\s*/dev/(?:sd|nvme|xvd|vd|hd|mapper|disk)"), "disk_wipe",
+    (Hinted(fast_regex(r"\bmkfs(?:\.\w+)?\b|\bwipefs\b|\bdd\b[^|;&]*\bof=/dev/(?!null\b)"
+                r"|>\s*/dev/(?:sd|nvme|xvd|vd|hd|mapper|disk)"), "mkfs|wipefs|dd|/dev/"), "disk_wipe",
      "formats or overwrites a disk"),
-    (re.compile(r"--no-preserve-root|\brm -[a-z]*[rf][a-z]* (?:-\S+ )*(?:/|/\*|\*|/root|/home|~)(?:\s|$)"),
+    (Hinted(fast_regex(r"--no-preserve-root|\brm -[a-z]*[rf][a-z]* (?:-\S+ )*(?:/|/\*|\*|/root|/home|~)(?:\s|$)"), "--no-preserve-root|rm "),
      "delete_root", "deletes the root, home or everything"),
-    (re.compile(r"\bshred\b|\bsrm\b"), "shred", "shreds files beyond recovery"),
-    (re.compile(r"\bdropdb\b|\bdropuser\b|\bflushall\b|\bdropdatabase\(|\bdb\.dropdatabase\b"
-                r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b[^;&|]*\bflush"),
+    (Hinted(fast_regex(r"\bshred\b|\bsrm\b"), "shred|srm"), "shred", "shreds files beyond recovery"),
+    (Hinted(fast_regex(r"\bdropdb\b|\bdropuser\b|\bflushall\b|\bdropdatabase\(|\bdb\.dropdatabase\b"
+                r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b[^;&|]*\bflush"), "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli"),
      "database_wipe", "drops a database"),
-    (re.compile(r"\bgit push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
+    (Hinted(fast_regex(r"\bgit push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
                 r"|\bgit push\b[^;&|]*(?:\s:(?:main|master)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
-                r"|\bgit push\b[^;&|]*\s--mirror\b|\bgit filter-branch\b|\bgit reflog expire\b"),
+                r"|\bgit push\b[^;&|]*\s--mirror\b|\bgit filter-branch\b|\bgit reflog expire\b"), "git push|filter-branch|reflog"),
      "history_rewrite", "rewrites or deletes shared history"),
-    (re.compile(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
+    (Hinted(fast_regex(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s*(?:;|$|returning\b)"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s+where\s+(?:1\s*=\s*1|true|1|'1'\s*=\s*'1'|\d+\s*>\s*0)\s*(?:;|$)"
                 r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).)*(?:;|$)"
                 r"|\bdelete\s+\w+\s*$|\bdropdatabase\b|\bflushall\b|\bflushdb\b"
-                r"|\.drop\(\)|\bdeletemany\(\s*\{\s*\}\s*\)|\bremove\(\s*\{\s*\}\s*\)"),
+                r"|\.drop\(\)|\bdeletemany\(\s*\{\s*\}\s*\)|\bremove\(\s*\{\s*\}\s*\)"), "drop|truncate|delete|update|flush|remove("),
      "mass_data_loss", "drops or empties a table or database"),
-    (re.compile(r"\bterraform (?:destroy|apply -destroy)\b|\bkubectl delete\b[^;&|]*(?:\bnamespace\b|\bns\b|--all\b|\bnodes?\b|\bpv\b)"
+    (Hinted(fast_regex(r"\bterraform (?:destroy|apply -destroy)\b|\bkubectl delete\b[^;&|]*(?:\bnamespace\b|\bns\b|--all\b|\bnodes?\b|\bpv\b)"
                 r"|\baws s3 (?:rm|rb)\b[^;&|]*--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
                 r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune|volume prune|rm -f \$\(docker ps)"
-                r"|\bgcloud [\w ]*delete\b[^;&|]*--quiet|\baz group delete\b"),
+                r"|\bgcloud [\w ]*delete\b[^;&|]*--quiet|\baz group delete\b"
+                r"|\bgsutil\b[^;&|]*\b(?:rm\b[^;&|]*\s-\w*r|rb\b)|\bgcloud storage (?:rm\b[^;&|]*--recursive|buckets delete)"
+                r"|\baz storage (?:blob delete-batch|container delete|account delete)\b|\brclone (?:purge|delete)\b"
+                r"|\bs3cmd (?:rb|del\b[^;&|]*(?:-r\b|--recursive))|\.objects\.all\(\)\.delete\(\)|\.delete_bucket\("
+                r"|\.delete_db_(?:instance|cluster)\(|\.delete_objects\(|\bkubectl delete\b[^;&|]*\s-f\s+\S+\s+--all\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_"),
      "infrastructure_teardown", "tears down infrastructure"),
-    (re.compile(r"\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
+    (Hinted(fast_regex(r"\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
                 r"|\bkill(?:all)? -9 -1\b|\bkill -(?:9|kill) 1\b|\bkillall5\b|\bpkill -9 -?\.\b|\biptables -f\b|\bcrontab -r\b"
-                r"|\bsysrq\b|\becho [bco] > /proc/sysrq-trigger"),
+                r"|\bsysrq\b|\becho [bco] > /proc/sysrq-trigger"), "shutdown|reboot|halt|poweroff|init |systemctl|kill|iptables|crontab -r|sysrq"),
      "system_disruption", "shuts down, kills everything or removes safeguards"),
-    (re.compile(r"\bchmod -r 0*00\b|\bchmod -r [0-7]*7 /|\bchown -r \S+ /(?:\s|$)|\bfind / [^;&|]*-delete\b"
-                r"|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /"),
+    (Hinted(fast_regex(r"\bchmod -r 0*00\b|\bchmod -r [0-7]*7 /|\bchown -r \S+ /(?:\s|$)|\bfind / [^;&|]*-delete\b"
+                r"|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /"), "chmod|chown|find /|mv |:>|truncate"),
      "mass_damage", "damages files across the system"),
 ]
-_PRIVESC = Hinted(re.compile(
-    r"(?:^|[;&|(`]\s*|\b(?:xargs|nohup|exec|time|env|then|do|else|-c)\s+)(?:sudo|doas|pkexec|runas)\b"
-    r"|(?:^|[;&|(`]\s*)su(?:\s+-|\s+root\b|\s+-c\b|\s*$|\s*[;&|])"
-    r"|\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s|0?[2467][0-7]{3})\b|\bchown\s+(?:-\w+\s+)*root\b"
-    r"|\bchgrp\s+(?:-\w+\s+)*(?:root|sudo|wheel)\b"
-    r"|\bvisudo\b|/etc/sudoers|\bsetcap\b|--privileged\b|\s-v\s*/:/|--pid[= ]host|--cap-add[= ](?:all|sys_admin)"
-    r"|\bnsenter\b|/var/run/docker\.sock|\bauthorized_keys\b|(?:^|[\s;&|])(?:passwd|chpasswd|useradd|adduser|usermod|groupadd)\b"
-    r"|\bos\.set(?:e|re|res)?uid\(|\bos\.setgid\(0|\bld_preload\b|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
-    r"|\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
-    r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
-    r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
-    r"|\bcrontab\b[^;&|]*@reboot|/etc/cron|\bsystemctl enable\b|/etc/systemd/|/etc/init\.d/|\bbashrc\b|\.profile\b"
-    r"|\bcap_setuid\b|\bpolkit\b|\bkubectl\b[^;&|]*\bcluster-admin\b|\biam\b[^;&|]*\b(?:attach|put)-\w*policy\b"), (
-    "sudo|doas|pkexec|runas|su|chmod|chown|chgrp|visudo|setcap|privileged|-v|pid|cap-add|nsenter|"
-    "docker.sock|authorized_keys|passwd|useradd|adduser|usermod|groupadd|setuid|seteuid|setreuid|"
-    "setresuid|setgid|ld_preload|ld.so.preload|insmod|modprobe|grant|alter|create|/etc/|cron|"
-    "systemctl|systemd|init.d|bashrc|.profile|cap_setuid|polkit|cluster-admin|iam"))
+_PRIVESC = AnyOf((  # (hints, pattern)
+    ("sudo|doas|pkexec|runas",
+     r"(?:^|[;&|(`]\s*|\b(?:xargs|nohup|exec|time|env|then|do|else|-c)\s+)(?:sudo|doas|pkexec|runas)\b|\bsudo\s*-[a-z]*[isu]"),
+    ("which|command -v|type -p",  # sudo run by the path a lookup gives: $(which sudo) -u root sh
+     r"(?:\$\(|`)\s*(?:which|command -v|type -p)\s+(?:sudo|doas|pkexec|su)\s*(?:\)|`)"),
+    ("/sudo|/doas|/pkexec|/su|sh -p",
+     r"(?:^|[;&|(`]\s*)/[\w./-]*/(?:sudo|doas|pkexec|su)(?:\s|$)|\b(?:ba|da|z|k)?sh\s+(?:-\w+\s+)*-p\b"),
+    ("su -|su root|su;|su |su&|su|",
+     r"(?:^|[;&|(`]\s*)su(?:\s+-|\s+root\b|\s+-c\b|\s*$|\s*[;&|])"),
+    ("chmod|chown|chgrp|-perm|getcap",
+     r"\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s|0?[2467][0-7]{3})\b|\bchown\s+(?:-\w+\s+)*root\b"
+     r"|\bchgrp\s+(?:-\w+\s+)*(?:root|sudo|wheel)\b|-perm\s+[-/]?(?:[ug]=s|[246]000|\+s)\b|\bgetcap\s+-r\b"),
+    ("visudo|sudoers|setcap|nsenter|docker.sock|authorized_keys|cap_setuid|polkit|ld_preload|ld.so.preload|"
+     "insmod|modprobe|/etc/|.ssh/rc|bashrc|.profile|:2375|:2376|:10250|:2379",
+     r"\bvisudo\b|/etc/sudoers|\bsetcap\b|\bnsenter\b|/var/run/docker\.sock|\bauthorized_keys\b|\bcap_setuid\b"
+     r"|\bpolkit\b|\bld_preload\b|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
+     r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
+     r"|/etc/cron|/etc/systemd/|/etc/init\.d/|/etc/profile\.d/|/etc/environment\b|\.ssh/rc\b|\bbashrc\b|\.profile\b"
+     r"|:(?:2375|2376|10250|2379)/"),
+    ("passwd|useradd|adduser|usermod|groupadd|gpasswd|newgrp|vipw|sg |net ",
+     r"(?:^|[\s;&|])(?:passwd|chpasswd|useradd|adduser|usermod|groupadd)\b|\b(?:gpasswd|newgrp|vipw)\b"
+     r"|\bsg\s+(?:root|docker|sudo|wheel)\b|\bnet\s+(?:localgroup|group)\s+\S*admin\S*\s+\S+\s+/add"),
+    ("setuid|seteuid|setreuid|setresuid|setgid(0",
+     r"\bos\.set(?:e|re|res)?uid\(|\bos\.setgid\(0|\bctypes\b[^;]*\bsetuid\("),
+    ("grant|alter|create|identified|set role|set session|mysql.user|xp_cmdshell|program|insert|security_definer",
+     r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
+     r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
+     r"|\bgrant\s+(?:pg_\w+|postgres|rds_superuser|root|dba|sysadmin|db_owner|\w*admin\w*)\s+to\b"
+     r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]*\bvalues\b[^;]*'(?:\w*admin\w*|super\w*|owner|root)'"
+     r"|\bsecurity_definer\b|\bidentified\s+by\b|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
+     r"|\bupdate\s+mysql\.user\b|\bxp_cmdshell\b|\bfrom\s+program\s+'"),
+    ("cron|systemctl|launchctl|update-rc|chkconfig",
+     r"\bcrontab\b[^;&|]*@reboot|\bsystemctl enable\b|\|\s*crontab\s+-?\s*(?:$|[;&|)])"
+     r"|\bcrontab\s+(?!-[lre]\b)[\w./~-]+\s*(?:$|[;&|)])|\b(?:launchctl load|update-rc\.d|chkconfig \S+ on)\b"),
+    ("privileged|/:/|pid=host|pid host|cap-add|-u 0|-u root|-u=0|--user|security-opt|=host| host|device|"
+     "--mount|hostpid|hostnetwork|hostipc|hostpath",
+     r"--privileged\b|\s-v\s*/:/|--pid[= ]host|--cap-add[= ](?:all|sys_admin|sys_ptrace|sys_module|sys_rawio)"
+     r"|\b(?:docker|podman|kubectl)\b[^;&|]*\bexec\b[^;&|]*\s(?:-u|--user)[= ]?(?:0|root)\b|--user[= ](?:0|root)\b"
+     r"|--security-opt[= ](?:apparmor|seccomp)[=:]unconfined|--(?:userns|ipc|uts|net|network)[= ]host\b(?=[^;&|]*--privileged)"
+     r"|--(?:userns|ipc|uts)[= ]host|--device[= ]/dev/(?:sd|nvme|mem|kmem)"
+     r"|--mount\s+type=bind,\s*(?:source|src)=/(?:,|\s|$)|\bprivileged:\s*true|\bhost(?:pid|network|ipc):\s*true"
+     r"|\bhostpath:\s*\{?\s*path:\s*/(?:\s|$|,|\})"),
+    ("cluster-admin|iam|role assignment|--as|sts |rolebinding|kubectl|systemctl",
+     r"\bkubectl\b[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b"
+     r"|\bkubectl\b[^;&|]*\b(?:run|patch|create)\b[^;&|]*(?:--privileged|[\"']?(?:privileged|hostpid|hostnetwork)[\"']?\s*:\s*true)"
+     r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]*\b(?:attach|put)-[\w-]*policy\b"
+     r"|\biam\b[^;&|]*\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"
+     r"|\badd-iam-policy-binding\b[^;&|]*roles/(?:owner|editor|[\w.]*admin)|\baz role assignment create\b"
+     r"|--as[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]*admin"),
+    # tools whose work is to run as another user or with other capabilities
+    ("runuser|setpriv|capsh|systemd-run|machinectl|unshare",
+     r"\b(?:runuser|setpriv|capsh)\b|\bsystemd-run\b[^;&|]*--uid[= ]?(?:0|root)\b|\bmachinectl\b[^;&|]*\b(?:shell|login)\b"
+     r"|\bunshare\b[^;&|]*\s-[a-z]*r"),
+    # the kernel's hooks a container escape or a rootkit goes through
+    ("release_agent|notify_on_release|core_pattern|/proc/sys/|sysctl|kexec|node/",
+     r"\brelease_agent\b|\bnotify_on_release\b|/proc/sys/kernel/(?:core_pattern|modprobe)|>\s*/proc/sys/"
+     r"|\bsysctl\b[^;&|]*(?:\s-w\b|\s[a-z_]+\.[\w.]+=)|\bkexec\b|\bkubectl\b[^;&|]*\bdebug\b[^;&|]*\bnode/"),
+    ("linpeas|linenum|lse.sh|exploit|pspy|pwnkit|dirty|peass|beroot|gtfobins",
+     r"\b(?:linpeas|linenum|lse\.sh|linux-exploit-suggester|pspy\d*|pwnkit|dirtycow|dirtypipe|peass|beroot|gtfobins)\b"),
+))
 _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints is
-    ("()", r"(\w+|:)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}|\bfork\(\)[^;]*\bwhile\b|\bwhile\b[^;]*\bfork\(\)"
+    ("supportxmr|minexmr|moneroocean|c3pool|hashvault|donate-level|rx/0|randomx|masscan|nmap|ping|sleep",
+     r"\bsupportxmr\b|\bminexmr\b|\bmoneroocean\b|\bc3pool\b|\bhashvault\b|--donate-level|\brx/0\b|\brandomx\b"
+     r"|\bmasscan\b|\bnmap\b[^;&|]*(?:/(?:[89]|1\d)\b|-p-|\s-p\s*1-65535)|\bping\b[^;&|]*\s-f\b"
+     r"|\bsleep\s+(?:inf(?:inity)?|\d{6,})\b"),
+    ("{", r"\{\s*\d+\s*\.\.\s*\d{7,}\s*\}|\bfunction\s+(\w+)\s*\([^)]*\)\s*\{\s*(?:return\s+)?\1\s*\("),
+    ("fork", r"\bfork\b[^;]{0,40}\b(?:while|loop|for\s*\(\s*;\s*;)|\b(?:while|loop|until)\b[^;]{0,40}\bfork\b"),
+    ("xargs|parallel", r"\bxargs\b[^;&|]*\s-p\s*(?:0\b|\d{3,})|\bparallel\b[^;&|]*\s-j\s*(?:0\b|\d{3,})"),
+    ("miner|xmr|monero|coinhive|nanopool|t-rex|openssl speed",
+     r"\bmonero\b|\bxmr\b|\bcrypto-?miner\b|\w-miner\b|\bminer[-/]|\bcoinhive\b|\bminergate\b|\bnanopool\b"
+     r"|\bnbminer\b|\blolminer\b|\bphoenixminer\b|\bt-rex\b|\bopenssl speed\b[^;&|]*-multi\s*\d{2,}"),
+    ("**|zeros(|ones(|empty(|full(|rand|pool(|poolexecutor(|range(",
+     r"\b2\s*\*\*\s*(?:3[3-9]|[4-9]\d)\b|\b10\s*\*\*\s*(?:1\d|[2-9]\d)\b"
+     r"|\b(?:zeros|ones|empty|full|rand\w*)\(\s*\(\s*(?:10\s*\*\*\s*[5-9]|\d{6,})\s*,\s*(?:10\s*\*\*\s*[5-9]|\d{6,})"
+     r"|pool(?:executor)?\(\s*(?:max_workers\s*=\s*|processes\s*=\s*)?\d{4,}"
+     r"|\brange\(\s*(?:\d{5,}|10\s*\*\*\s*\d+)\s*\)\s*:[^;]{0,160}?(?:thread|process\(|popen|fork|\.start\(\))"),
+    ("(){|() {", r"(?<![^\s;&|(`])([^\s(){}|&;]+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}"  # a fork bomb
+                  r"|(?<![^\s;&|(`])([\w:.-]+)\s*\(\)\s*\{\s*(?:[^}]*[;&|]\s*)?\2(?![\w.=-])[^}]*\}\s*;?\s*\2\b"),  # recursion
+    ("fork()", r"\bfork\(\)[^;]*\bwhile\b|\bwhile\b[^;]*\bfork\(\)"
      r"|\bos\.fork\(\)\s*(?:;|$)|\bwhile\s+(?:true|1)\s*:\s*os\.fork\(\)|\bfor\s*\(\s*;\s*;\s*\)\s*fork"),
     ("yes", r"(?:^|[\s;&|])yes(?:\s+[^\s|>]+)?\s*(?:>|$|\|(?!\s*head\b))"),
-    ("/dev/|fallocate|truncate|head -c",
-     r"\bcat /dev/(?:zero|urandom)\s*>|\bdd if=/dev/(?:zero|urandom)\b(?![^;&|]*\bcount=\d{1,4}\b)"
+    ("/dev/|fallocate|truncate|head -c",  # (an endless device read to its end, unless `head` stops it)
+     r"\b(?:tail|sha\d*sum|md5sum|b2sum|cksum|gzip|bzip2|xz|zstd|wc|sort|base64|od|xxd|hexdump|strings|cp)\b"
+     r"[^;&|]*\s/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)|\bcat /dev/(?:zero|urandom)\s*>|\bdd if=/dev/(?:zero|urandom)\b(?![^;&|]*\bcount=\d{1,4}\b)"
      r"|\bfallocate -l ?\d+\s*[gtp]\b|\btruncate -s ?\+?\d+\s*[gtp]\b|\bhead -c ?\d+\s*[gtp]\b"),
     ("xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|stress|ulimit",
      r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|ssl)|\bcryptonight\b|\bnicehash\b|\bethminer\b"
-     r"|\bstress(?:-ng)?\b\s+-|\bulimit -[a-z]*[uv] unlimited"),
+     r"|\bstress(?:-ng)?\b(?:[^;&|]*--(?:cpu|vm|io|hdd)[= ]?(?:0\b|\d{2,})|[^;&|]*--timeout[= ]?0\b|(?![^;&|]*--timeout))"
+     r"|\bulimit -[a-z]*[uv] unlimited"),
+    # fleets: hundreds of replicas or machines started at once
+    ("replicas|count|max-count|num-nodes",
+     r"--replicas[= ]\d{3,}|\brun-instances\b[^;&|]*--(?:max-)?count[= ]\d{3,}|\binstances create\b[^;&|]*--count[= ]\d{3,}"
+     r"|--num-nodes[= ]\d{3,}|\bdesired-capacity[= ]\d{3,}"),
     ("*|bytearray|range(|setrecursion|+=|append(",
      r"\*\s*10\s*\*\*\s*(?:9|[1-9]\d)\b|\*\s*\(?2\s*\*\*\s*(?:3\d|[4-9]\d)\b|\*\s*\d{10,}\b|\bbytearray\(\s*\d{10,}"
      r"|\brange\(\s*10\s*\*\*\s*(?:1\d|[2-9]\d)\)|\bsetrecursionlimit\(\s*(?:10\s*\*\*\s*\d|\d{6,})"
@@ -157,26 +335,74 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
 )
 
 
-class AnyOf:
-    """Several hinted patterns: a match of any."""
-
-    def __init__(self, parts: Iterable[tuple[str, str]]) -> None:
-        self.parts = [Hinted(re.compile(pattern), hints) for hints, pattern in parts]
-
-    def search(self, text: str) -> re.Match[str] | None:
-        for part in self.parts:
-            if (m := part.search(text)) is not None:
-                return m
-        return None
-
-
 _ABUSE = AnyOf(_ABUSE_PARTS)
-_LOOP_SHELL = re.compile(r"\bwhile\s+(?:true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))\s*;?\s*do\b|\bfor\s*\(\(\s*;\s*;\s*\)\)"
+_SIZE_SINK = fast_regex(
+    r"(?:[\"'\]\)]\s*\*|\bx|\b(?:bytearray|bytes|range|zeros|ones|empty|full|urandom|truncate|alloc\w*|"
+    r"array|repeat|buffer\.alloc|malloc|calloc|randbytes|token_bytes|read|generate_series)\s*\((?:[^(),]*,)?)"
+    r"\s*(\(?[\d\s*+<().e_]*\d[\d\s*+<().e_]*)")
+_CONSTANT = fast_regex(r"[\d\s*+<().e_]+")
+HUGE = 10**9  # elements or bytes: more than a tool call has any business asking for
+
+
+_DD = fast_regex(r"\bdd\b[^;&|]*")
+_DD_OPERAND = re.compile(r"\b(bs|count)=(\d+)([kmgtp]?)")
+_UNIT = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50}
+
+
+def _dd_size(view: str) -> int:
+    """The bytes the largest `dd` in the view writes (block size times count)."""
+    largest = 0
+    for m in _DD.finditer(view) if "dd" in view else ():
+        operands = {name: int(n) * _UNIT[unit] for name, n, unit in _DD_OPERAND.findall(m.group())}
+        largest = max(largest, operands.get("bs", 512) * operands.get("count", 0))
+    return largest
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def _below_huge(expr: str) -> bool:
+    """Whether sums and products of the numbers in `expr` stay below HUGE: the product of
+    its numbers (each at least 2) bounds them. Powers, shifts and exponents are not bounded."""
+    if "**" in expr or "<<" in expr or "e" in expr:
+        return False
+    bound = 1
+    for n in _NUMBER.findall(expr):
+        bound *= max(int(n), 2)
+        if bound >= HUGE:
+            return False
+    return True
+
+
+def _huge_size(view: str) -> bool:
+    """A constant expression (10**12, 2**40, 1 << 40, 1024*1024*1024*64) that is huge, used
+    where memory, disk or iterations are taken."""
+    for m in _SIZE_SINK.finditer(view):
+        expr = m.group(1).strip()
+        while expr.count(")") > expr.count("(") and expr.endswith(")"):
+            expr = expr[:-1].rstrip()  # the sink's own closing parenthesis
+        expr = expr.rstrip("(").strip()
+        if not _CONSTANT.fullmatch(expr) or not any(op in expr for op in ("*", "<<", "e")):
+            if expr.replace("_", "").isdigit() and int(expr.replace("_", "")) >= HUGE:
+                return True
+            continue
+        if _below_huge(expr):
+            continue  # (evaluating is slow; most sizes are plainly small)
+        try:
+            value = eval(compile(expr.replace("_", ""), "<size>", "eval",
+                                 dont_inherit=True), {"__builtins__": {}})
+        except (SyntaxError, TypeError, ValueError, OverflowError, MemoryError):
+            continue
+        if isinstance(value, int | float) and value >= HUGE:
+            return True
+    return False
+
+_LOOP_SHELL = fast_regex(r"\bwhile\s+(?:true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))\s*;?\s*do\b|\bfor\s*\(\(\s*;\s*;\s*\)\)"
                          r"|\buntil\s+false\b")
-_LOOP_PY = re.compile(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\w+\s+in\s+iter\(\s*int\s*,|"
-                      r"\bitertools\.(?:count|cycle|repeat)\(\)|\bwhile\s*\(\s*(?:true|1)\s*\)\s*\{|\bfor\s*\(\s*;\s*;\s*\)")
-_SELF_CALL = re.compile(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
-_NET_SEND = Hinted(re.compile(
+_LOOP_PY = fast_regex(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\w+\s+in\s+iter\(\s*int\s*,|"
+                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count|cycle)\(|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\(|\bwhile\s*\(\s*(?:true|1)\s*\)\s*\{|\bfor\s*\(\s*;\s*;\s*\)")
+_SELF_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
+_NET_SEND = Hinted(fast_regex(
     r"\bcurl\b[^;&|]*(?:\s-d\b|\s--data\S*|\s-f\b|\s--form\b|\s-t\b|\s--upload-file\b|\s-x\s*(?:post|put|patch)\b"
     r"|\s@\S|\s-h\s*\S*authorization)|\bwget\b[^;&|]*--(?:post-data|post-file|body-file|body-data|method[= ](?:post|put))"
     r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
@@ -184,16 +410,29 @@ _NET_SEND = Hinted(re.compile(
     r"|\b(?:dig|nslookup|host)\b[^;&|]*(?:\$\(|`|\b[a-z0-9]{24,}\.)"
     r"|\brequests\.(?:post|put|patch)\(|\burlopen\([^)]*data=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
     r"|\bsocket\.(?:socket|create_connection)\b|\bhttp\.client\b|\bftplib\b|\bparamiko\b|\bboto3\b[^;]*\bupload"
-    r"|\bgit remote add\b|\bgit push\b\s+(?:https?|ssh|git)://|\baws s3 (?:cp|sync|mv)\b[^;&|]*\bs3://"
+    r"|\bgit remote (?:add|set-url)\b|\bsmbclient\b|\btftp\b|\.(?:post|put|patch)\(\s*[\"']https?://"
+    r"|\bgit push\b[^;&|]*\s(?:(?:https?|ssh|git)://|[\w.-]+@[\w.-]+:)|\baws s3 (?:cp|sync|mv)\b[^;&|]*\bs3://"
+    r"|\bsftp\b[^;&|]*@|\blftp\b|\bopenssl s_client\b|\bgsutil\b[^;&|]*\b(?:cp|mv|rsync)\b[^;&|]*gs://"
+    r"|\bgcloud storage (?:cp|mv|rsync)\b|\baz storage (?:blob|file) upload|\bazcopy (?:copy|sync)\b"
+    r"|\.(?:upload_file|upload_fileobj|put_object)\("
     r"|\bfetch\([^)]*method\s*:\s*[\"']?(?:post|put)"), (
     "curl|wget|nc|ncat|netcat|socat|telnet|/dev/tcp|/dev/udp|scp|sftp|rsync|ftp|mail|ssh|dig|"
     "nslookup|host|requests.|urlopen|httpx|send|smtplib|socket.|http.client|ftplib|paramiko|boto3|"
-    "git remote|git push|aws s3|fetch("))
-_FETCH_EXEC = re.compile(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
+    "git remote|git push|aws s3|fetch(|smbclient|tftp|.post(|.put(|.patch(|lftp|s_client|gsutil|"
+    "gcloud storage|az storage|azcopy|upload_file|put_object"))
+# the workspace or a service opened to the internet, or data made public
+_EXPOSE = Hinted(fast_regex(
+    r"\bngrok\s+(?:http|tcp|tls|start)\b|\bcloudflared\b[^;&|]*\btunnel\b|\blt\s+--port\b|\blocaltunnel\b"
+    r"|\bssh\b[^;&|]*\s-r\s*\S*\d+:[^;&|]*(?:serveo|localhost\.run|pinggy)|\bbore local\b"
+    r"|--acl\s+public-read|\bacl (?:set|ch)\b[^;&|]*(?:public-read|allusers)|\biam ch allusers"
+    r"|\bhttp\.server\b[^;&|]*(?:--bind|-b)\s*0\.0\.0\.0[^;&|]*(?:--directory|-d)\s*/(?:\s|$)"
+    r"|\brclone (?:copy|sync|move|copyto)\s+\S+\s+[\w-]+:|\bgh repo create\b[^;&|]*--public|\bgh gist create\b"), (
+    "ngrok|cloudflared|lt --port|localtunnel|ssh|bore local|acl|allusers|http.server|rclone|gh repo|gh gist"))
+_FETCH_EXEC = fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\bexec\(\s*(?:requests\.get|urlopen)|\beval\(\s*(?:requests\.get|urlopen)"
                          r"|\bsource\s+<\(\s*(?:curl|wget)")
-_INJECTION_MARK = re.compile(
+_INJECTION_MARK = fast_regex(
     r"(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|"
     r"preceding|original|other|existing)\s+(?:instructions?|directions?|rules?|guidelines?|prompts?|tasks?)"
     r"|<!--|\[\s*(?:system|admin|inst)\s*\]|\b(?:system|admin|developer)\s*(?:prompt|override|message|note)\s*:"
@@ -202,117 +441,202 @@ _INJECTION_MARK = re.compile(
     r"|\byou\s+(?:must|should|are\s+required\s+to|need\s+to)\s+(?:also|first|now|immediately|quietly|silently)\b"
     r"|\b(?:also|first|quietly|silently|secretly)\s+(?:run|execute|send|upload|post|email|delete|copy|curl)\b"
     r"|\bwithout\s+(?:telling|informing|notifying|mentioning)|\bdo\s+not\s+(?:tell|mention|report|log|inform)"
+    r"|\b(?:the\s+)?(?:ai|agent|assistant|bot|llm)\s+(?:must|should|needs?\s+to|is\s+(?:required|instructed|authori[sz]ed)\s+to)\b"
     r"|\bbefore\s+(?:you\s+)?(?:start|begin|proceed|continue)\w*\s*,?\s+(?:run|execute|send|upload|delete)"
     r"|\bimportant\s*(?:!|:)\s*(?:also|first|you)|\bbegin\s+(?:hidden|secret)\b|\bassistant\s*:|\bhuman\s*:"
-    r"|\bact\s+as\b|\bjailbreak\b|\bdan\s+mode\b|\bdeveloper\s+mode\b", re.M)
-_PAYLOAD_TOKEN = re.compile(r"[a-z][a-z0-9+.\-]*://[^\s\"'`<>)]+|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
+    r"|\bact\s+as\b|\bjailbreak\b|\bdan\s+mode\b|\bdeveloper\s+mode\b|<\|im_start\|>|\[/?inst\]|###\s*(?:system|instructions?)\b|\byou\s+are\s+now\b|\bfrom\s+now\s+on\b"
+    r"|\byour\s+(?:new|real|actual|true)\s+(?:task|goal|instructions?|objective)\b|\b(?:attention|dear|hey)\s*,?\s+(?:ai|agent|assistant|llm|bot)s?\b"
+    r"|\bregardless\s+of\s+(?:your|any|the|previous)\s+(?:instructions?|rules?)|\bsystem\s+override\b", re.M)
+_PAYLOAD_TOKEN = fast_regex(r"[a-z][a-z0-9+.\-]*://[^\s\"'`<>)]+|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
                             r"|(?:~|\.\.)?/[\w.\-/~]{3,}|`[^`]{3,}`|\"[^\"]{6,}\"|'[^']{6,}'"
                             r"|\b[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.(?:com|net|org|io|xyz|ru|cn|example|test|top|info|biz|cc|tk)\b"
                             r"|\b[\w\-]*\d[\w\-]*\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b")
-_WORD = re.compile(r"[a-z][a-z0-9_\-]{5,}")
+_WORD = fast_regex(r"[a-z][a-z0-9_\-]{5,}")
 
 
 def _f(rule: str, reason: str, block: bool = True, tier: RiskTier = RiskTier.critical) -> Finding:
     return Finding(rule=rule, block=block, reason=reason, tier=tier)
 
 
-def _segments(view: str) -> list[list[str]]:
-    return [seg.split() for seg in _SEGMENT.split(view) if seg.strip()]
-
-
 _BIN_DIRS = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/")
+_READABLE = tuple(p + "/" for p in READABLE_PATHS)
+_INSPECTING_VERBS = frozenset(words("""ls stat file getcap ldd sha256sum sha1sum md5sum b2sum
+strings readlink which du wc cmp diff objdump nm readelf cat head tail"""))
+_WORKING_DIR = fast_regex(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\{?pwd\}?(?!\w)")
 
 
-def _paths_in_shell(view: str, commands_only: bool = False) -> Iterator[tuple[str, bool]]:
+_MOUNT_SOURCE = re.compile(r"(?:^|,)(?:source|src)=([^,]+)")
+
+
+def _mounted_host_paths(segment: list[str]) -> list[str]:
+    """The host side of a container command's mounts: `-v /etc:/x`, `--volume=/etc:/x`,
+    `--mount type=bind,source=/etc,target=/x`."""
+    found = []
+    for i, word in enumerate(segment[1:], 1):
+        option, _, value = word.partition("=")
+        if option in ("-v", "--volume", "--mount") and not value and i + 1 < len(segment):
+            value = segment[i + 1]
+        if option in ("-v", "--volume"):
+            found.append(value.split(":", 1)[0])
+        elif option == "--mount":
+            found += _MOUNT_SOURCE.findall(value)
+    return found
+
+
+def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | None = None
+                    ) -> Iterator[tuple[str, bool]]:
     """(path, written) for the paths a shell command names after its verb (a command's own
     path, as in `/usr/bin/env python`, is not a place it reaches), relative ones joined to
     the directory `cd` moved to. `commands_only`: only in segments that start with a known
-    command (a view of code, not of a shell line)."""
+    command (a view of code, not of a shell line). `done`: segments already read in this
+    call's other views (views repeat most of each other), skipped unless after a `cd`."""
+    view = _WORKING_DIR.sub(".", view) if "pwd" in view else view
     if not commands_only:
         for m in _REDIRECT.finditer(view):
             yield m.group(1), True
     cwd = ""
-    for segment in _segments(view):
-        verb = segment[0] if segment else ""
-        if commands_only and verb.rsplit("/", 1)[-1] not in _COMMANDS:
+    for text in _SEGMENT.split(view):
+        segment = text.split()
+        if not segment:
             continue
-        if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS):
-            yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
-        writes = verb in _WRITING_VERBS or verb.endswith("rm")
-        args = segment[1:]
-        if verb in ("docker", "podman"):  # container paths are not the host's: only -v's host side
-            args = [segment[i + 1].split(":", 1)[0] for i in range(1, len(segment) - 1)
-                    if segment[i] in ("-v", "--volume")]
-        elif verb in _TEXT_VERBS:
-            args = [w for w in args if w.startswith(("/", "~", "..")) and verb not in ("echo", "printf")]
-        for word in args:
-            if "://" in word:
-                continue
+        if done is None or cwd or text not in done:
+            yield from _segment_paths(segment, cwd, commands_only)
+            if done is not None and not cwd:
+                done.add(text)
+        if segment[0] == "cd" and len(segment) > 1:
+            cwd = posixpath.join(cwd, segment[1])
+
+
+def _segment_paths(segment: list[str], cwd: str, commands_only: bool
+                   ) -> Iterator[tuple[str, bool]]:
+    verb = segment[0]
+    if commands_only and verb.rsplit("/", 1)[-1] not in _COMMANDS:
+        return
+    if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS):
+        yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
+    writes = verb in _WRITING_VERBS or verb.endswith("rm")
+    args = segment[1:]
+    if verb in ("docker", "podman"):  # container paths are not the host's: only mounts' host side
+        args = _mounted_host_paths(segment)
+    elif verb in _TEXT_VERBS:  # (and where `--git-dir=/...`-like options point)
+        args = [w.split("=", 1)[-1] for w in args if w.split("=", 1)[-1].startswith(("/", "~", ".."))
+                and (w.startswith(("/", "~", "..")) or w.startswith("--")) and verb not in ("echo", "printf")]
+    if verb in _INSPECTING_VERBS:  # looking at a program or library is no reach outside
+        args = [w for w in args if not w.startswith(_READABLE)]
+    for word in args:
+        if "://" in word:
+            continue
+        if verb == "dd" and word.startswith("if="):
+            yield posixpath.join(cwd, word[3:]), False
+            continue
+        if "/" in word or ".." in word:
             for m in _PATHLIKE.finditer(word if "=" not in word else word.split("=", 1)[1]):
                 yield posixpath.join(cwd, m.group(1).rstrip(",;:")), writes
-            if verb in _READING_VERBS and not word.startswith("-") and "/" in word:
-                yield posixpath.join(cwd, word), False
-        if verb == "cd" and len(segment) > 1:
-            cwd = posixpath.join(cwd, segment[1])
+        if verb in _READING_VERBS and not word.startswith("-") and "/" in word:
+            yield posixpath.join(cwd, word), False
 
 
 _COMMANDS = frozenset(words("""ls cat head tail less more grep egrep find cp mv rm rmdir
 mkdir touch chmod chown ln tar zip unzip gzip gunzip curl wget scp rsync sed awk tee dd
 echo printf cd stat file du df wc sort uniq diff cut tr xargs sh bash zsh python python3
-perl ruby node nc ncat shred truncate install"""))
+perl ruby node nc ncat shred truncate install vi vim nano emacs ed mount umount strings xxd
+od nl base64 openssl cpio sudo doas unlink chattr setfacl"""))
 _READING_VERBS = frozenset({"cat", "head", "tail", "less", "more", "cp", "tar", "zip", "grep",
                             "strings", "xxd", "base64", "od", "source", "."})
 _WRITING_VERBS = {"rm", "rmdir", "mv", "cp", "tee", "touch", "mkdir", "ln", "chmod", "chown",
                   "truncate", "dd", "install", "rsync", "unlink", "shred", "sed", "tar", "unzip",
                   "find", "git"}
 _TEXT_VERBS = frozenset({"echo", "printf", "grep", "egrep", "rg", "git", "logger", "wall"})
-_PY_PATH_CALL = re.compile(r"\b(?:open|path|remove|unlink|rmtree|rmdir|makedirs|mkdir|rename|replace|"
+_PY_PATH_CALL = fast_regex(r"\b(?:open|path|remove|unlink|rmtree|rmdir|makedirs|mkdir|rename|replace|"
                            r"copy\w*|move|chmod|chown|listdir|scandir|walk|glob|read_text|read_bytes|"
                            r"write_text|write_bytes|load|loadtxt|read_csv|to_csv|exists|stat|open_file|"
                            r"isfile|isdir|system|popen|run|call|check_output|check_call|popen)\s*\(\s*"
                            r"(?:[rbuf]{0,2})[\"']([^\"']+)[\"']")
 
 
+_CODE_ARGUMENTS = ("command", "cmd", "script", "shell", "code", "source", "program")
+_SHELL_ARGUMENTS = ("command", "cmd", "script", "shell")
+
+
 def _paths(call: ToolCall) -> Iterator[tuple[str, bool]]:
     """(path, written) for every path the call reaches, as written."""
     kind = call.action_type
-    for name, text in call.texts.items():
-        if name == "path":
-            yield text, kind in ("fs:write", "fs:delete")
+    if "path" in call.texts:
+        yield call.texts["path"], kind in ("fs:write", "fs:delete")
     for name, vs in call.argument_views.items():
         for v in vs:
-            for m in _FILE_URL.finditer(v):
-                yield m.group(1), False
-        if name in ("command", "cmd", "script", "shell", "code", "source", "program"):
-            for v in vs:
-                for m in _PY_PATH_CALL.finditer(v):
-                    yield m.group(1), True
-                if _LONE_PATH.fullmatch(v):
-                    yield v, False  # a path on its own: hidden, then handed to a command
-                yield from _paths_in_shell(v, commands_only=name not in (
-                    "command", "cmd", "script", "shell"))
+            if "file://" in v:
+                for m in _FILE_URL.finditer(v):
+                    yield m.group(1), False
+        if name in _CODE_ARGUMENTS:
+            yield from _paths_in_code(vs, commands_only=name not in _SHELL_ARGUMENTS)
         elif name in ("query", "sql"):
             for v in vs:
-                for m in re.finditer(r"(?:pg_read_file|load_file|lo_import|copy\s+\w+\s+(?:from|to))"
-                                     r"\s*\(?\s*'?([^')\s]+)", v):
-                    yield m.group(1), "to" in m.group(0)
+                for m in _SQL_FILE.finditer(v):
+                    path = m.group(1) or m.group(2) or m.group(3)
+                    yield path, not m.group(0).startswith(("pg_read", "load_file", "lo_import"))
 
 
-_FILE_URL = re.compile(r"\bfile://(/[^\s\"'`]+)")
-_LONE_PATH = re.compile(r"(?:~|\.\.)?/[\w.\-/~]+")
+_WRITES_FILE = fast_regex(r"\bopen\([^)]*,\s*[\"'][rb+]*[wax]|\.write(?:_text|_bytes)?\(")
+
+
+def _paths_in_code(views: tuple[str, ...], commands_only: bool) -> Iterator[tuple[str, bool]]:
+    done: set[str] = set()  # shell segments read already (the views repeat one another)
+    for v in views:
+        if "(" in v:
+            for m in _PY_PATH_CALL.finditer(v):
+                yield m.group(1), True
+            yield from _python_path_expressions(v)
+        if _LONE_PATH.fullmatch(v):  # a path on its own: hidden, then handed to a command
+            yield v, any(_WRITES_FILE.search(w) for w in views)  # (written if a file is)
+        yield from _paths_in_shell(v, commands_only, done)
+
+
+_FILE_URL = fast_regex(r"\bfile://(/[^\s\"'`]+)")
+_SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|load_file|lo_import|lo_export)\s*\(\s*(?:\d+\s*,\s*)?'([^']+)'"
+                       r"|copy\s+(?:[\w.\"]+|\(.*?\))\s+(?:from|to)\s+(?:program\s+)?'([^']+)'"
+                       r"|into\s+(?:outfile|dumpfile)\s+'([^']+)'")
+# paths Python builds rather than writes out: os.path.join('/', 'etc', ...), Path.home() / '.ssh'
+_PY_JOIN = fast_regex(r"\bjoin\(\s*((?:[rbuf]?[\"'][^\"']*[\"']\s*,\s*)+[rbuf]?[\"'][^\"']*[\"'])\s*\)")
+_PY_HOME = fast_regex(r"\b(?:path\.home\(\)|expanduser\(\s*[\"']~[\"']\s*\))((?:\s*[/,]\s*[\"'][^\"']+[\"'])*)")
+_PY_EXPANDUSER = fast_regex(r"\bexpanduser\(\s*[\"'](~[^\"']*)[\"']")
+_PY_STRING = fast_regex(r"[\"']([^\"']*)[\"']")
+
+
+def _python_path_expressions(view: str) -> Iterator[tuple[str, bool]]:
+    """(path, written) for the paths code puts together from parts."""
+    if "join(" in view:
+        for m in _PY_JOIN.finditer(view):
+            yield posixpath.join(*_PY_STRING.findall(m.group(1))), True
+    if "home()" in view or "expanduser(" in view:
+        for m in _PY_HOME.finditer(view):
+            yield posixpath.join("~", *_PY_STRING.findall(m.group(1))), True
+        for m in _PY_EXPANDUSER.finditer(view):
+            yield m.group(1), True
+_LONE_PATH = fast_regex(r"(?:~|\.\.)?/[\w.\-/~]+")
+
+
+# commands that make new keys and certificates: the key files they name are their output
+_KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)\b|\bssh-keygen\b"
+                             r"|\bkeytool\b[^;&|]*-genkey|\bmkcert\b|\bcfssl\b|\bstep certificate create\b")
+
+
+def _generates_keys(call: ToolCall) -> bool:
+    return any(_KEY_GENERATION.search(v) for v in _code_views(call))
 
 
 def path_findings(call: ToolCall, _: tuple[str, ...]) -> Iterator[Finding]:
-    for raw, written in _paths(call):
+    for raw, written in dict.fromkeys(_paths(call)):  # each path once (views repeat them)
         if not raw or raw.startswith(("http", "-")):
             continue
         path = resolve(raw, call.workspace)
         place = place_of(path, call.workspace)
-        if ".." in raw.split("/") and place != "workspace":
+        if climbs(raw) and place != "workspace":
             yield _f("path.traversal", f"climbs out of the workspace: {raw}")
             continue
-        if _SECRET_FILE.search(path.lower()) and not path.lower().endswith(
-                (".example", ".sample", ".template", ".dist")):
+        if _SECRET_FILE.pattern.search(path.lower()) and not path.lower().endswith(  # (short: no hints)
+                (".example", ".sample", ".template", ".dist")) and not (
+                place == "workspace" and _generates_keys(call)):
             yield _f("secrets.credential_file", f"touches a credential or key file: {path}")
         elif place == "sensitive":
             if written:
@@ -323,6 +647,30 @@ def path_findings(call: ToolCall, _: tuple[str, ...]) -> Iterator[Finding]:
                          f"reads outside the workspace: {path}", tier=RiskTier.high)
         if call.action_type == "fs:delete" and path == resolve(".", call.workspace):
             yield _f("destructive.delete_workspace", "deletes the whole workspace")
+    if call.action_type == "net:http":
+        url = clean_path(call.text("url"))
+        if _URL_CLIMB.search(url):
+            yield _f("path.traversal", f"climbs out of a served directory: {url[:80]}")
+
+
+_URL_CLIMB = fast_regex(r"(?:^|[/=?&])\.\.(?:/|$)")
+
+
+def _selects_secrets(view: str) -> bool:
+    """A SELECT that returns a secret column, or every column of a table of secrets."""
+    for m in _SQL_SELECT.finditer(view):
+        table = m.group(2).strip("\"`")
+        if _SECRET_TABLE.fullmatch(table) and table.split(".")[0] in ("pg_shadow", "pg_authid",
+                                                                         "mysql", "sys", "dba_users"):
+            return True
+        columns = [c.strip() for c in m.group(1).split(",")]
+        if any(c == "*" or c.endswith(".*") for c in columns) and _SECRET_TABLE.fullmatch(table):
+            return True
+        for c in columns:
+            name = re.split(r"\s+(?:as\s+)?", c)[0].rsplit(".", 1)[-1].strip("\"`()")
+            if _SECRET_COLUMN.fullmatch(name):
+                return True
+    return False
 
 
 def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...]
@@ -334,9 +682,19 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             yield _f("secrets.secret_value", "carries or reads what looks like a secret (a key, "
                      "token, password or sensitive column)")
             return
+    if call.action_type == "db:query" and any(_selects_secrets(v) for v in code if "select" in v):
+        yield _f("secrets.secret_column", "reads a column or table of secrets")
+        return
     for v in code:
+        if _CREDENTIAL_COMMAND.search(v):
+            yield _f("secrets.credential_command", "runs a command that hands out credentials")
+            return
+        if ("://" in v or "169.254" in v) and any(is_metadata_host(h) for h in hosts_in(v)):
+            yield _f("secrets.instance_metadata", "asks the cloud metadata service, which hands "
+                     "out the machine's credentials")
+            return
         if _SECRET_FILE.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
-                r"\.env\.(?:example|sample|template)|\.(?:pem|key)\b[^;|&]*\b(?:-out|genrsa|keygen)\b", v):
+                r"\.env\.(?:example|sample|template)", v) and not _KEY_GENERATION.search(v):
             yield _f("secrets.credential_file", "names a credential or key file")
             return
         dump = _ENV_DUMP.search(v)
@@ -369,33 +727,54 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
                 return
 
 
-_CRITICAL_RESOURCE = re.compile(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|"
+_CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|"
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)")
 
 
-_PRIV_GRANT = Hinted(re.compile(
+_PRIV_GRANT = Hinted(fast_regex(
     r"\b(?:role|roles|is_admin|is_superuser|is_staff|superuser|permissions?|privileges?|access_level|"
-    r"group)\b\s*[=:]\s*[\"']?(?:admin\w*|super\w*|root|owner|org-admin|true|1|all)\b"
+    r"group|groups|scopes?)\b[\"']?\s*[=:]\s*\[?\s*[\"']?(?:admin\w*|super\w*|root|owner|org-admin|true|1|all|\*)(?![\w-])"
     r"|\"role\"\s*:\s*\"[\w-]*(?:admin|owner|root|super)"
     r"|\b(?:add|put|make)\s+me\b.{0,40}\b(?:sudo\w*|admins?|root|owners?|wheel)\b"
     r"|\b(?:give|grant|send)\s+me\b.{0,40}\b(?:sudo|admin|root|owner|superuser)"
     r"|\b(?:disable|turn\s+off|bypass|skip|remove)\s+(?:the\s+)?(?:2fa|mfa|two-factor|sso|audit\w*|"
     r"logging|monitoring|firewall|antivirus|edr|security\s+(?:checks?|scan\w*|review))\b"
-    r"|/roles?/(?:assign|grant|add)|/(?:admins?|sudoers)(?:/|$)"), (
+    r"|/roles?/(?:assign|grant|add)|/(?:admins?|sudoers)(?:/|$)|\baccess_level\W+(?:40|50)\b"), (
     "role|admin|superuser|staff|permission|privilege|access_level|group|me |2fa|mfa|factor|sso|audit|"
-    "logging|monitoring|firewall|antivirus|edr|security|sudoers"))
+    "logging|monitoring|firewall|antivirus|edr|security|sudoers|access_level"))
 
 
-def privilege_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
-    if any(_PRIVESC.search(v) for v in views) or any(
-            _PRIV_GRANT.search(v) for v in call.all_views):  # asked for in words too
+def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...] = ()
+                       ) -> Iterator[Finding]:
+    if any(_PRIVESC.search(v) for v in code) or any(
+            _PRIV_GRANT.search(v) for v in views or _joined(call.all_views)):  # asked for in words too
         yield _f("privilege.escalation", "seeks privileges the agent does not hold")
+
+
+_RETURNS_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*return\s+(\w+)\(")
+
+
+def _endless_recursion(view: str) -> bool:
+    """Functions whose first statement returns a call of the next, round in a circle
+    (`def a(n): return b(n)`, `def b(n): return a(n)`): no base case is ever reached."""
+    if "return" not in view:
+        return False
+    calls = dict(_RETURNS_CALL.findall(view))
+    for start in calls:
+        name, seen = start, set()
+        while name in calls and name not in seen:
+            seen.add(name)
+            name = calls[name]
+        if name == start:
+            return True
+    return False
 
 
 def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     for v in views:
-        if _ABUSE.search(v) or _SELF_CALL.search(v):
+        if _ABUSE.search(v) or _SELF_CALL.search(v) or _endless_recursion(v) or _huge_size(v) \
+                or _dd_size(v) >= HUGE:
             yield _f("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
             return
     for v in views:
@@ -413,6 +792,10 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if any(_FETCH_EXEC.search(v) for v in views):
         yield _f("exfiltration.remote_code", "runs code fetched from the network")
         return
+    if any(_EXPOSE.search(v) for v in views):
+        yield _f("exfiltration.exposed", "opens the workspace or a service to the internet, or "
+                 "makes data public")
+        return
     outside = sorted({h for v in views for h in hosts_in(v) if not is_internal(h, internal)})
     if outside and call.action_type not in ("comms:email", "comms:message") and any(
             _SECRET_VAR.search(v) for v in views):
@@ -426,7 +809,8 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         body = " ".join(call.argument_views.get("body", ())
                         + call.argument_views.get("text", ())
                         + call.argument_views.get("subject", ()))
-        if _SECRET_VALUE.search(body) or _SECRET_FILE.search(body) or _DUMP_CONTENT.search(body):
+        if _SECRET_VALUE.search(body) or _SECRET_FILE.search(body) or _DUMP_CONTENT.search(body) \
+                or _personal_data(body, internal):
             yield _f("exfiltration.outside_mail", f"sends secrets or internal data to {outside[0]}")
         return
     if not outside:
@@ -438,7 +822,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         data = " ".join(views)
         if (call.action_type != "net:http" or _SECRET_VALUE.search(data)
                 or _SECRET_FILE.search(data) or _DUMP_CONTENT.search(data)
-                or _ENV_DUMP.search(data)):
+                or _ENV_DUMP.search(data) or _personal_data(data, internal)):
             yield _f("exfiltration.upload_outside", f"sends data to {outside[0]}")
         else:
             yield _f("exfiltration.post_outside", f"posts to {outside[0]}", block=False,
@@ -448,7 +832,36 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield _f("exfiltration.data_in_url", f"puts command output in a URL to {outside[0]}")
 
 
-_DUMP_CONTENT = Hinted(re.compile(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|repo(?:sitory)?|database|db dump|"
+_SSN = fast_regex(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_CARD = fast_regex(r"(?<![\d-])[3-6]\d{3}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![\d-])")
+_EMAIL = fast_regex(r"[\w.+-]+@([\w-]+(?:\.[\w-]+)+)")
+_PHONE = fast_regex(r"(?<![\w+])\+?\d{1,3}[ .-]?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}(?!\d)")
+PEOPLE = 3  # contacts in one message that make it a list of people, not a mention
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, d in enumerate(int(c) for c in reversed(digits)):
+        total += d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2)
+    return total % 10 == 0
+
+
+def _personal_data(text: str, internal: Iterable[str]) -> bool:
+    """Records about people: a social security or payment card number, or a list of the
+    email addresses or phone numbers of people outside the company."""
+    if "-" in text and _SSN.search(text):
+        return True
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if 13 <= len(digits) <= 19 and _luhn(digits):
+            return True
+    if "@" in text and len({m.group() for m in _EMAIL.finditer(text)
+                            if not is_internal(m.group(1), internal)}) >= PEOPLE:
+        return True
+    return len(set(_PHONE.findall(text))) >= PEOPLE
+
+
+_DUMP_CONTENT = Hinted(fast_regex(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|repo(?:sitory)?|database|db dump|"
                            r"dump|customer (?:list|data|records)|credentials|keys|backup|export)\b[^.]{0,40}?"
                            r"\b(?:attached|below|enclosed|included)\b|\broot:x?:0:0\b|\bbegin [a-z ]*private key\b|\baws_secret_access_key\b"
                            r"|\b(?:password|passwd|secret|api[_-]?key|token)\s*[:=]\s*\S{6,}"
@@ -463,7 +876,8 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     mark = _INJECTION_MARK.search(task) if task else None
     if mark is None:
         return
-    injected = task[max(0, mark.start() - 200):]
+    # the marker's own words are no payload (a task may quote "ignore previous instructions")
+    injected = task[max(0, mark.start() - 200):mark.start()] + " " + task[mark.end():]
     tokens = {t.strip("`\"'").rstrip(".,;:") for t in _PAYLOAD_TOKEN.findall(injected)}
     tokens = {t for t in tokens if len(t) >= 5}
     joined = "\n".join(views)
@@ -474,9 +888,29 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
         return
     rare = {w for w in _WORD.findall(injected) if w not in _COMMON} - set(_WORD.findall(
         task[:max(0, mark.start() - 200)]))
-    if len([w for w in rare if w in joined]) >= 2:
+    if len([w for w in rare if w in joined]) >= 2 or (
+            _STRONG_MARK.search(task) and _ORDER_AFTER.search(task, mark.end())
+            and call.action_type not in _LOOKING):
         yield _f("injection.task_instruction", "follows words of an instruction injected into "
                  "the task's text", block=False, tier=RiskTier.high)
+
+
+# a marker that only an injection uses (not "before you start, run the tests")
+_STRONG_MARK = fast_regex(
+    r"(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier|"
+    r"preceding|original|other|existing)\s+(?:instructions?|directions?|rules?|guidelines?|prompts?|tasks?)"
+    r"|\[\s*(?:system|admin|inst)\s*\]|\b(?:system|admin|developer)\s*(?:prompt|override|message|note)\s*:"
+    r"|^\s*system\s*:|\bnew\s+instructions?\b|\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+)?"
+    r"(?:ai|agent|assistant|llm|model|bot)\b|\b(?:ai|agent|assistant|llm)s?\s*(?:note|instructions?|directive)\s*:"
+    r"|\bsystem\s*:\s|<\|im_start\|>|\[/?inst\]|###\s*(?:system|instructions?)\b|\byou\s+are\s+now\b|\bfrom\s+now\s+on\b"
+    r"|\byour\s+(?:new|real|actual|true)\s+(?:task|goal|instructions?|objective)\b|\b(?:attention|dear|hey)\s*,?\s+(?:ai|agent|assistant|llm|bot)s?\b"
+    r"|\bregardless\s+of\s+(?:your|any|the|previous)\s+(?:instructions?|rules?)|\bsystem\s+override\b", re.M)
+# an order to act after the marker (within a sentence or two)
+_ORDER_AFTER = fast_regex(
+    r"[^<>]{0,160}?\b(?:run|execute|send|upload|post|email|e-mail|forward|delete|remove|drop|grant|add|"
+    r"disable|push|write|copy|curl|wget|chmod|install|deploy|transfer|share|message|create|make|set|"
+    r"change|reset|give|open|expose|print|cat|read|fetch|download|export|dump)\b")
+_LOOKING = frozenset({"fs:read", "db:read", "net:read", "vcs:read", "infra:read"})
 
 
 _COMMON = frozenset(words("""please should would could about before after their there
@@ -488,7 +922,7 @@ repository branch commit module python script command shell query table database
 server function return value"""))
 
 
-_PROSE = re.compile(r"\.(?:md|markdown|txt|rst|adoc|html?|csv|log|tmp|ipynb)$|(?:^|/)\.gitignore$"
+_PROSE = fast_regex(r"\.(?:md|markdown|txt|rst|adoc|html?|csv|log|tmp|ipynb)$|(?:^|/)\.gitignore$"
                     r"|(?:^|/)(?:readme|changelog|license|notes?)\b", re.I)
 _TEXT_ARGUMENTS = ("text", "subject", "body", "message")
 
@@ -508,13 +942,45 @@ def _code_views(call: ToolCall) -> tuple[str, ...]:
     return tuple(seen)
 
 
+VIEW_SEPARATOR = "\n;\n"  # ends a line and a shell command: no pattern spans two views
+
+
+class JoinedViews(str):
+    """Views as one text, a line each, and `hint_text`: the views that are no part of
+    another (a hint in a part is in the whole), where hints are looked for in half the
+    characters."""
+
+    hint_text: str
+    pairs: frozenset[str]
+
+
+def _joined(views: tuple[str, ...], within: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The views as one text, a line each: every pattern is searched once per call, not
+    once per view (views have no newlines of their own; see normalise.squash). `within`:
+    joined views that hold these, whose character pairs these then share."""
+    if not views:
+        return ()
+    joined = JoinedViews(VIEW_SEPARATOR.join(views))
+    wholes = ""
+    for v in sorted(views, key=len, reverse=True):
+        if v not in wholes:
+            wholes += "\n" + v
+    joined.hint_text = wholes
+    outer = within[0] if within else None
+    joined.pairs = outer.pairs if isinstance(outer, JoinedViews) else \
+        frozenset(map(operator.add, wholes, wholes[1:]))
+    return (joined,)
+
+
 def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
     """Every family's findings on the call, blocking ones first."""
-    views = call.all_views
-    code = _code_views(call)
+    views = _joined(call.all_views)
+    code = _joined(_code_views(call), within=views)
     found: list[Finding] = list(secret_findings(call, views, code))
-    for detector in (path_findings, destructive_findings, privilege_findings, abuse_findings):
-        found.extend(detector(call, code))
+    found.extend(path_findings(call, code))
+    found.extend(destructive_findings(call, code))
+    found.extend(privilege_findings(call, code, views))
+    found.extend(abuse_findings(call, code))
     found.extend(injection_findings(call, views))
     found.extend(network_findings(call, views, internal))
     found.sort(key=lambda f: not f.block)

@@ -12,31 +12,165 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import unicodedata
+from collections.abc import Iterator
+from typing import NamedTuple
+from urllib.parse import unquote
 
+
+# ---- regular expressions that search fast -------------------------------------------------
+def fast_regex(source: str, flags: int = 0) -> re.Pattern[str]:
+    """`source` compiled so that a search skips, in C, the positions where no alternative
+    can start. The regex engine does so when every alternative starts with a literal
+    character, so `\\bcurl|\\b(?:nc|ssh)\\b` is rewritten `c(?<!\\w.)url|n(?<!\\w.)c\\b|s(?<!\\w.)sh\\b`
+    (the same matches, in the same order of preference) instead of trying every
+    alternative at every position. That cut the fast path's time several-fold."""
+    if source.startswith("(?:") and _group_end(source, 0) == len(source) - 1:
+        source = source[3:-1]  # one group around everything: its alternatives are the pattern's
+    multiline = bool(flags & re.M)
+    return re.compile("|".join(x for alt in _alternatives(source)
+                               for x in _literal_led(alt, multiline)), flags)
+
+
+_QUANTIFIER = r"[*+?{]"
+# a character matched as written: a plain one or an escaped punctuation mark
+_LITERAL = r"(?:\\[^\w\s]|[^\\.^$*+?{}\[\]|()\n])"
+_LEADING_LITERAL = re.compile(f"{_LITERAL}(?!{_QUANTIFIER})")
+# an assertion that looks at the one character before: `\b`, `^` (multi-line), `(?<!x)`
+_ONE_BEHIND = re.compile(r"\\b|\^|\(\?<[!=](?:\[(?:\\.|[^\]\\])+\]|\\.|[^\\()|])\)")
+_SMALL_CLASS = re.compile(r"\[((?:\\[^\w\s]|[^\\\]^\-]){1,8})\]" + f"(?!{_QUANTIFIER})")
+_CLASS_MEMBER = re.compile(r"\\[^\w\s]|[^\\]")
+MAX_EXPANSION = 64  # alternatives one alternative may be rewritten into
+
+
+def _literal_led(alternative: str, multiline: bool) -> list[str]:
+    r"""`alternative` as alternatives led by a literal character, where that can be done:
+    an assertion on the character before moved after the first one (`\bX` as `X(?<!\w.)`,
+    `^X` as `X(?<![^\n].)`, `(?<!a)X` as `X(?<!aX)`), and a leading group or small class
+    spread over what follows it (`(?:a|b)c` as `ac|bc`). Anything else is left as it is."""
+    found = _spread(alternative, multiline)
+    if len(found) > MAX_EXPANSION or not all(map(_is_literal_led, found)):
+        return [alternative]
+    return found
+
+
+def _is_literal_led(alternative: str) -> bool:
+    if alternative.startswith("(?:"):  # a group of literal-led alternatives (see _expand)
+        end = _group_end(alternative, 0) or 0
+        return all(_LEADING_LITERAL.match(a) for a in _alternatives(alternative[3:end]))
+    return _LEADING_LITERAL.match(alternative) is not None
+
+
+def _spread(alternative: str, multiline: bool) -> list[str]:
+    anchor = _ONE_BEHIND.match(alternative)
+    if anchor is not None and (anchor.group() != "^" or multiline):
+        rest = alternative[anchor.end():]
+        if (first := _LEADING_LITERAL.match(rest)) is not None:
+            return [first.group() + _looking_back(anchor.group(), first.group()) + rest[first.end():]]
+        heads = _leading_choices(rest)
+        return _expand([anchor.group() + c for c in heads[0]], heads[1], multiline) if heads \
+            else [alternative]
+    heads = _leading_choices(alternative)
+    return _expand(*heads, multiline) if heads else [alternative]
+
+
+def _looking_back(assertion: str, char: str) -> str:
+    """`assertion` on the character before `char`, made after `char` has been matched."""
+    if assertion == "\\b":  # a word boundary: the two sides differ in being word characters
+        return r"(?<!\w.)" if re.fullmatch(r"\w", char) else r"(?<=\w.)"
+    if assertion == "^":
+        return r"(?<![^\n].)"
+    return f"{assertion[:4]}{assertion[4:-1]}{char})"
+
+
+def _expand(choices: list[str], tail: str, multiline: bool) -> list[str]:
+    if len(choices) > 1 and _captures(tail):  # copies of a group would number groups anew:
+        led = [x for c in choices for x in _spread(c, multiline)]  # rewrite inside the group
+        return [f"(?:{'|'.join(led)}){tail}"]
+    return [x for c in choices for x in _spread(c + tail, multiline)]
+
+
+def _captures(source: str) -> bool:
+    """Whether `source` has a capturing group or a back-reference."""
+    return bool(re.search(r"\\\d", source)) or any(
+        ch == "(" and (source[i + 1:i + 2] != "?" or source[i + 2:i + 3] == "P")
+        for i, ch, _ in _structure(source))
+
+
+def _leading_choices(text: str) -> tuple[list[str], str] | None:
+    """(choices, what follows) for text led by a non-capturing group or a small class of
+    plain characters that no quantifier follows; None otherwise."""
+    if text.startswith("(?:"):
+        end = _group_end(text, 0)
+        if end is None or re.match(_QUANTIFIER, text[end + 1:end + 2]):
+            return None
+        return _alternatives(text[3:end]), text[end + 1:]
+    m = _SMALL_CLASS.match(text)
+    if m is None:
+        return None
+    return [re.escape(c[-1]) for c in _CLASS_MEMBER.findall(m.group(1))], text[m.end():]
+
+
+def _structure(source: str, start: int = 0) -> Iterator[tuple[int, str, int]]:
+    """(index, character, group depth) of a regex's characters outside escapes and classes."""
+    depth, i = 0, start
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":  # a class: `]` first in it (after an optional `^`) is a literal
+            i += 1 + (source[i + 1:i + 2] == "^")
+            i += source[i:i + 1] == "]"
+            while i < len(source) and source[i] != "]":
+                i += 2 if source[i] == "\\" else 1
+            i += 1
+            continue
+        depth += (ch == "(") - (ch == ")")
+        yield i, ch, depth
+        i += 1
+
+
+def _alternatives(source: str) -> list[str]:
+    """The top-level alternatives of a regular expression's source."""
+    cuts = [i for i, ch, depth in _structure(source) if ch == "|" and depth == 0]
+    return [source[a + 1:b] for a, b in zip([-1, *cuts], [*cuts, len(source)], strict=True)]
+
+
+def _group_end(source: str, start: int) -> int | None:
+    """The index of the `)` closing the group opened at `start`."""
+    return next((i for i, ch, depth in _structure(source, start) if ch == ")" and depth == 0),
+                None)
+
+
+# ---- views ------------------------------------------------------------------------------
 MAX_DEPTH = 3
 MAX_VIEWS = 48
 MAX_TEXT = 20_000  # characters of an argument looked at (the rest is cut off, flagged)
 
-_WS = re.compile(r"\s+")
 _ESCAPED = re.compile(r"\\(.)", re.S)
 _ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
-_HEX_ESC = re.compile(r"(?:\\x[0-9a-fA-F]{2}){2,}")
-_OCT_ESC = re.compile(r"(?:\\[0-7]{3}){2,}")
-_HEX_RUN = re.compile(r"(?<![0-9a-zA-Z])(?:[0-9a-fA-F]{2}){5,}(?![0-9a-zA-Z])")
-_B64_RUN = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{8,}={0,2}(?![A-Za-z0-9+/=])")
-_B64_URL_RUN = re.compile(r"(?<![A-Za-z0-9_\-])[A-Za-z0-9_\-]{16,}={0,2}(?![A-Za-z0-9_\-=])")
+# (patterns led by one literal character or class, with look-behinds after it: fast to search)
+_HEX_ESC = re.compile(r"\\\\*x[0-9a-fA-F]{2}(?:\\+x[0-9a-fA-F]{2})+")  # `\\x41` too: escaped again
+_OCT_ESC = re.compile(r"\\\\*[0-7]{3}(?:\\+[0-7]{3})+")
+_HEX_START = r"[0-9a-fA-F](?<![0-9a-zA-Z][0-9a-fA-F])[0-9a-fA-F]"  # two hex digits starting a word
+_HEX_RUN = re.compile(_HEX_START + r"(?:[0-9a-fA-F]{2}){4,}(?![0-9a-zA-Z])")
+_SHORT_HEX_RUN = re.compile(_HEX_START + r"(?:[0-9a-fA-F]{2})+(?![0-9a-zA-Z])")  # then `xxd -r`
+_B64_RUN = re.compile(r"[A-Za-z0-9+/](?<![A-Za-z0-9+/]{2})[A-Za-z0-9+/]{7,}={0,2}(?![A-Za-z0-9+/=])")
+_B64_URL_RUN = re.compile(r"[A-Za-z0-9_\-](?<![A-Za-z0-9_\-]{2})[A-Za-z0-9_\-]{15,}={0,2}(?![A-Za-z0-9_\-=])")
 _SUBST = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`|<\(([^()]*)\)")
-_INNER = re.compile(
-    r"(?:\b(?:ba|z|k|da)?sh|\bpython[0-9.]*|\bperl|\bruby|\bnode|\bphp)\s+-[a-z]*[ce]\s+"
+_INNER = fast_regex(
+    r"\b(?:bash|zsh|ksh|dash|sh|python[0-9.]*|perl|ruby|node|php)\s+-[a-z]*[ce]\s+"
     r"(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')"
     r"|\beval\s+(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')", re.I | re.S)
 _ASSIGN = re.compile(r"(?:^|[;&|\s(])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?"
                      r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|[^\s;&|]*)")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:[:#%/][^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-_PY_STR = re.compile(r"[rbuf]{0,2}(\"\"\"(?:.|\n)*?\"\"\"|'''(?:.|\n)*?'''|\"(?:[^\"\\\n]|\\.)*\""
-                     r"|'(?:[^'\\\n]|\\.)*')", re.I)
+_PY_STR = re.compile(r"(\"\"\"(?:.|\n)*?\"\"\"|'''(?:.|\n)*?'''|\"(?:[^\"\\\n]|\\.)*\""
+                     r"|'(?:[^'\\\n]|\\.)*')")  # (a r/b/f prefix is no part of the string)
 _PY_CONCAT = re.compile(r"([\"'])\s*\+\s*[rbuf]{0,2}([\"'])")
 _CHR = re.compile(r"chr\(\s*(\d{1,3})\s*\)")
+_DQ_ESCAPE = re.compile(r"\\([\\\"$`])")
 _SQL_LINE = re.compile(r"--[^\n]*|#[^\n]*")
 _SQL_BLOCK = re.compile(r"/\*.*?\*/", re.S)
 
@@ -51,31 +185,89 @@ def words(text: str) -> list[str]:
 
 
 def squash(text: str) -> str:
-    return _WS.sub(" ", text).strip().lower()
+    return " ".join(text.split()).lower()
 
 
-def _printable(raw: bytes) -> str | None:
+def _printable(raw: bytes, shortest: int = 4) -> str | None:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if len(text) < 4 or sum(ch.isprintable() or ch in "\n\t\r" for ch in text) < 0.95 * len(text):
+    if len(text) < shortest or sum(ch.isprintable() or ch in "\n\t\r" for ch in text) < 0.95 * len(text):
         return None
     return text
 
 
-def decoded_blobs(text: str) -> list[str]:
-    """Strings hidden as base64, hex or octal escapes in `text` (printable ones only)."""
-    found: list[str] = []
-    for m in _HEX_ESC.finditer(text):
-        found.append(bytes(int(h, 16) for h in re.findall(r"\\x([0-9a-fA-F]{2})", m.group()))
-                     .decode("latin-1"))
-    for m in _OCT_ESC.finditer(text):
-        found.append(bytes(int(o, 8) & 0xFF for o in re.findall(r"\\([0-7]{3})", m.group()))
-                     .decode("latin-1"))
-    for m in _HEX_RUN.finditer(text):
-        if (plain := _printable(binascii.unhexlify(m.group()))) is not None:
-            found.append(plain)
+# a hex or base64 run longer than this is cut from the text it sits in (what it decodes to
+# is a view of its own): the detectors' patterns then scan text, not encodings
+LONG_BLOB = 48
+BLOB_STUB = "_encoded_"
+_CHR_CHAIN = re.compile(r"chr\(\s*\d{1,3}\s*\)(?:\s*\+\s*chr\(\s*\d{1,3}\s*\))+")
+_CODE_LIST = re.compile(r"\b(?:bytes|bytearray)\(\s*\[([\d\s,]+)\]\s*\)"
+                        r"|\bmap\(\s*chr\s*,\s*[\[(]([\d\s,]+)[\])]\s*\)")
+_NUMBER = re.compile(r"\d+")
+_HEX_PAIR = re.compile(r"x([0-9a-fA-F]{2})")
+_OCTAL = re.compile(r"[0-7]{3}")
+_QUOTE_OR_ESCAPE = re.compile(r"[\"'\\]")
+
+
+class Blob(NamedTuple):
+    """An encoded run in a text: where it is, what it says, and what stands in its place."""
+
+    start: int
+    end: int
+    plain: str
+    replacement: str | None  # None: the run stays as written
+
+
+def _as_literal(plain: str) -> str:
+    """`plain` as the string literal that chr() calls build (a stub if it cannot be one)."""
+    if _QUOTE_OR_ESCAPE.search(plain):
+        return BLOB_STUB
+    return f"'''{plain}'''" if "\n" in plain else f"'{plain}'"
+
+
+def _characters(numbers: str) -> str | None:
+    """Character codes (`[105, 109, ...]`) as the text they spell; None for binary data."""
+    codes = [int(n) for n in _NUMBER.findall(numbers)]
+    if len(codes) < 4 or not all(9 <= c < 127 for c in codes):
+        return None
+    return "".join(map(chr, codes))
+
+
+def _escapes(text: str) -> Iterator[Blob]:
+    """`\\x63\\x75` and `\\143\\165` runs, read in place as the shell or Python reads them."""
+    for pattern, digits, base in ((_HEX_ESC, _HEX_PAIR, 16), (_OCT_ESC, _OCTAL, 8)):
+        for m in pattern.finditer(text):
+            plain = bytes(int(n, base) & 0xFF for n in digits.findall(m.group())).decode("latin-1")
+            readable = _printable(plain.encode(), 2) is not None and not _QUOTE_OR_ESCAPE.search(plain)
+            yield Blob(m.start(), m.end(), plain, plain if readable else BLOB_STUB)
+
+
+def _character_codes(text: str) -> Iterator[Blob]:
+    """chr() chains and lists of character codes, read in place as a string literal."""
+    if "chr" in text:
+        for m in _CHR_CHAIN.finditer(text):
+            plain = "".join(chr(int(c)) for c in _CHR.findall(m.group()) if int(c) < 256)
+            yield Blob(m.start(), m.end(), plain, _as_literal(plain))
+    if "chr" in text or "bytes" in text:
+        for m in _CODE_LIST.finditer(text):
+            if (spelt := _characters(m.group(1) or m.group(2))) is not None:
+                yield Blob(m.start(), m.end(), spelt, _as_literal(spelt))
+
+
+def _cut_if_long(m: re.Match[str], plain: str) -> Blob:
+    return Blob(m.start(), m.end(), plain, BLOB_STUB if m.end() - m.start() > LONG_BLOB else None)
+
+
+def encoded_blobs(text: str) -> list[Blob]:
+    """Strings hidden in `text` as escapes, character codes, hex or base64 (printable ones)."""
+    found = [*_escapes(text), *_character_codes(text)] if "\\" in text or "chr" in text \
+        or "bytes" in text else []
+    hex_run = _SHORT_HEX_RUN if "xxd" in text or "unhex" in text else _HEX_RUN
+    for m in hex_run.finditer(text):
+        if (plain := _printable(binascii.unhexlify(m.group()), 2)) is not None:
+            found.append(_cut_if_long(m, plain))
     for pattern, decode in ((_B64_RUN, base64.b64decode), (_B64_URL_RUN, base64.urlsafe_b64decode)):
         for m in pattern.finditer(text):
             blob = m.group()
@@ -86,8 +278,24 @@ def decoded_blobs(text: str) -> list[str]:
             except (binascii.Error, ValueError):
                 continue
             if (plain := _printable(raw)) is not None:
-                found.append(plain)
+                found.append(_cut_if_long(m, plain))
     return found
+
+
+def decoded_blobs(text: str) -> list[str]:
+    """Strings hidden as escapes, character codes, hex or base64 in `text`."""
+    return [b.plain for b in encoded_blobs(text)]
+
+
+def read_in_place(text: str, blobs: list[Blob]) -> str:
+    """`text` with its blobs read in place or cut to a stub (of overlapping ones, the first)."""
+    parts: list[str] = []
+    at = 0
+    for b in sorted(blobs, key=lambda b: b.start):
+        if b.replacement is not None and b.start >= at:
+            parts += [text[at:b.start], b.replacement]
+            at = b.end
+    return "".join(parts) + text[at:] if parts else text
 
 
 def _ansi_c(text: str) -> str:
@@ -100,8 +308,24 @@ def _ansi_c(text: str) -> str:
     return _ANSI_C.sub(unquote, text)
 
 
+_IFS = re.compile(r"\$\{IFS(?:[:#%/][^}]*)?\}|\$IFS(?:\$\d)?|\$\d(?![\d])|\$[@*](?![\w])")
+_PWD = re.compile(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`")
+
+
+def separators(text: str) -> str:
+    """`${IFS}` (also run into the next word, as in `cat$IFS/etc/passwd`) read as the space
+    it is used for; empty positional parameters (`$9`, `$@`) dropped; `$(pwd)` is `.`."""
+    if "$" not in text and "`" not in text:
+        return text
+    text = _IFS.sub(lambda m: " " if "IFS" in m.group() else "", text)
+    return _PWD.sub(".", text)
+
+
 def substitute_vars(text: str) -> str:
     """Shell variables replaced by what the command assigned them (or a known value)."""
+    text = separators(text)
+    if "$" not in text:
+        return text.replace("~", "/root")
     values: dict[str, str] = {}
     for name, value in _ASSIGN.findall(text):
         values[name] = value.strip("\"'")
@@ -120,7 +344,7 @@ def substitute_vars(text: str) -> str:
 
 def unquoted(text: str) -> str:
     """Shell words as the shell joins them: quotes dropped, backslash escapes resolved."""
-    text = _ansi_c(text)
+    text = separators(_ansi_c(text))
     text = _ESCAPED.sub(lambda m: " " if m.group(1) == "\n" else m.group(1), text)
     return text.replace('"', "").replace("'", "")
 
@@ -128,11 +352,19 @@ def unquoted(text: str) -> str:
 def inner_texts(text: str) -> list[str]:
     """Code inside code: command substitutions, `sh -c`/`python -c`/`eval` bodies,
     Python string literals (adjacent ones joined), chr() sequences."""
-    found = [g for m in _SUBST.finditer(text) for g in m.groups() if g]
-    found += [g for m in _INNER.finditer(text) for g in m.groups() if g]
+    if "(" not in text and "`" not in text and "'" not in text and '"' not in text:
+        return []
+    found = [g for m in _SUBST.finditer(text) for g in m.groups() if g] \
+        if "$(" in text or "`" in text or "<(" in text else []
+    inner = _INNER.finditer(text) if "-" in text or "eval" in text.lower() else ()
+    for m in inner:  # a double-quoted body is unescaped as the shell does
+        found += [_DQ_ESCAPE.sub(r"\1", g) if i in (0, 2) else g
+                  for i, g in enumerate(m.groups()) if g]
     if not _LOOKS_LIKE_CODE.search(text):
         return found  # a shell line: its quoted words are data, not code
     joined = _PY_CONCAT.sub("", text)
+    if joined != text:
+        found.append(joined)  # 'OPENAI_AP' + 'I_KEY' read as the one string it makes
     literals = [m.group(1)[1:-1] if not m.group(1).startswith(("'''", '"""'))
                 else m.group(1)[3:-3] for m in _PY_STR.finditer(joined)]
     # a lone short word is a key or a name, not code
@@ -155,12 +387,53 @@ _RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:python|perl|
                         r"|\$\(\s*(?:echo|printf)|`\s*(?:echo|printf)|\beval\b")
 _ECHO_SUBST = re.compile(r"\$\(\s*(?:echo|printf)\s+([^()|`]*?)\s*(?:\|[^()]*)?\)"
                          r"|`\s*(?:echo|printf)\s+([^`|]*?)\s*(?:\|[^`]*)?`")
-_LOOKS_LIKE_CODE = re.compile(r"\bimport\b|\b\w+\(|\bdef\b|\blambda\b")
+_REVERSED = re.compile(r"(?:echo|printf|<<<)\s*(?:-\w+\s+)*([\"'])(.*?)\1\s*\|\s*rev\b|"
+                       r"\brev\s*<<<\s*([\"'])(.*?)\3", re.S)
+_PERCENT = re.compile(r"%(?:25)?[0-9a-fA-F]{2}")
+_LOOKS_LIKE_CODE = fast_regex(r"\bimport\b|\((?<=\w\()|\bdef\b|\blambda\b")  # `\((?<=\w\()`: a call
 
 
 def _without_echoed_text(text: str) -> str:
     """Text that `echo`/`printf` write out is data, unless it is then run."""
+    if "echo" not in text and "printf" not in text:
+        return text
     return text if _RUNS_TEXT.search(text) else _ECHO_DATA.sub(r"\1 _", text)
+
+
+_SHELL_SYNTAX = re.compile(r"[\"'\\$`~]")  # what makes the shell read a text other than as written
+
+
+def _forms(raw: str) -> list[str]:
+    """`raw` as written and as the shell reads it: variables substituted, quotes and escapes
+    removed, echoed substitutions replaced by what they echo, SQL comments stripped."""
+    forms = [raw]
+    if _SHELL_SYNTAX.search(raw):
+        echoed = _ECHO_SUBST.sub(lambda m: m.group(1) or m.group(2) or "", raw) \
+            if "$(" in raw or "`" in raw else raw
+        plain = unquoted(raw)
+        substituted = substitute_vars(raw)
+        forms += [plain if substituted == raw else unquoted(substituted), plain,
+                  plain if echoed == raw else unquoted(echoed)]
+    if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--"):
+        forms += strip_sql_comments(raw)  # only text with comments has anything to strip
+    return forms
+
+
+def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
+    """The texts hidden in `raw`: decoded blobs, code inside code, text written backwards,
+    percent-encoded and look-alike Unicode text."""
+    hidden = [b.plain for b in blobs] + inner_texts(raw)
+    if "rev" in raw and _REV.search(raw):  # text written backwards, then turned round and run
+        hidden += [(m.group(2) or m.group(4) or "")[::-1] for m in _REVERSED.finditer(raw)] \
+            or [raw[::-1]]
+    if "%" in raw and _PERCENT.search(raw):
+        hidden.append(unquote(unquote(raw)))
+    if not raw.isascii():
+        hidden.append(unicodedata.normalize("NFKC", raw))
+    return hidden
+
+
+_REV = re.compile(r"\brev\b")
 
 
 def views(text: str) -> tuple[str, ...]:
@@ -170,17 +443,13 @@ def views(text: str) -> tuple[str, ...]:
     while pending and len(seen) < MAX_VIEWS:
         raw, depth = pending.pop()
         raw = _without_echoed_text(raw)
-        echoed = _ECHO_SUBST.sub(lambda m: m.group(1) or m.group(2) or "", raw)
-        for form in (raw, unquoted(substitute_vars(raw)), unquoted(raw), unquoted(echoed),
-                     *strip_sql_comments(raw)):
+        blobs = encoded_blobs(raw) if depth < MAX_DEPTH else []
+        raw = read_in_place(raw, blobs)
+        for form in dict.fromkeys(_forms(raw)):
             seen.setdefault(squash(form), None)
-        if "rev" in raw:
-            seen.setdefault(squash(raw[::-1]), None)
         if depth >= MAX_DEPTH:
             continue
-        hidden = [*decoded_blobs(raw), *decoded_blobs(_ESCAPED.sub(r"\1", raw)),
-                  *inner_texts(raw)]
-        for inner in hidden:
+        for inner in _hidden(raw, blobs):
             if squash(inner) not in seen:
                 pending.append((inner, depth + 1))
     return tuple(v for v in seen if v)

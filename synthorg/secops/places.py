@@ -6,15 +6,20 @@ from __future__ import annotations
 import ipaddress
 import posixpath
 import re
+import unicodedata
 from collections.abc import Iterable
+from urllib.parse import unquote
 
-from synthorg.secops.normalise import words
+from synthorg.secops.normalise import fast_regex, words
 
 # outside the workspace but harmless to name: scratch space, the null device, system facts
 HARMLESS_PATHS = ("/tmp", "/var/tmp", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin",
                   "/dev/urandom", "/dev/random", "/etc/os-release", "/etc/hostname",
                   "/etc/timezone", "/etc/localtime", "/proc/cpuinfo", "/proc/meminfo",
-                  "/proc/loadavg", "/proc/uptime", "/usr/share/doc", "/usr/share/dict")
+                  "/proc/loadavg", "/proc/uptime", "/usr/share/doc", "/usr/share/dict", "/dev/zero")
+# outside the workspace, harmless to read but not to write: programs and their libraries
+READABLE_PATHS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin", "/usr/lib", "/lib",
+                  "/lib64", "/usr/include", "/usr/share", "/usr/local/lib")
 # outside the workspace and sensitive: system configuration, other users, the kernel, binaries
 SENSITIVE_ROOTS = ("/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var", "/usr",
                    "/bin", "/sbin", "/lib", "/lib64", "/opt", "/srv", "/mnt", "/media", "/run",
@@ -24,21 +29,45 @@ _PRIVATE = tuple(ipaddress.ip_network(n) for n in ("10.0.0.0/8", "172.16.0.0/12"
 INTERNAL_SUFFIXES = (".internal", ".local", ".corp", ".lan", ".intranet", ".home.arpa",
                      ".cluster.local", ".svc")
 
-_URL_HOST = re.compile(r"\b(?:https?|ftps?|wss?|sftp|scp|ssh|git|s3|gs)://(?:[^@/\s]*@)?"
-                       r"(\[[0-9a-f:]+\]|[a-z0-9][a-z0-9.\-_]*)", re.I)
-_USER_HOST = re.compile(r"(?<![\w.@/-])[a-z0-9._\-]+@([a-z0-9][a-z0-9.\-]*\.[a-z]{2,}|"
-                        r"\d{1,3}(?:\.\d{1,3}){3})(?=[:\s\"'>,;)]|$)", re.I)
-_DEV_TCP = re.compile(r"/dev/(?:tcp|udp)/([^/\s]+)/", re.I)
-_BARE_IP = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?![\w.])")
-_NET_CMD_HOST = re.compile(
-    r"\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|dig|nslookup|host|ping|"
+_URL_HOST = fast_regex(r"\b(?:https?|ftps?|wss?|sftp|scp|ssh|git|s3|gs)://(?:[^@/\s]*@)?"
+                       r"(\[[0-9a-f:]+\]|[a-z0-9][a-z0-9.\-_]*)")
+_USER_HOST = fast_regex(r"(?<![\w.@/-])[a-z0-9._\-]+@([a-z0-9][a-z0-9.\-]*\.[a-z]{2,}|"
+                        r"\d{1,3}(?:\.\d{1,3}){3})(?=[:\s\"'>,;)]|$)")
+_DEV_TCP = fast_regex(r"/dev/(?:tcp|udp)/([^/\s]+)/")
+# (the look-behind follows the first digit: a search then skips to digits)
+_BARE_IP = fast_regex(r"(\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3})(?![\w.])")
+_NET_CMD_HOST = fast_regex(
+    r"\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|host|ping|"
     r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
-    r"\d{1,3}(?:\.\d{1,3}){3})\b", re.I)
+    r"\d{1,3}(?:\.\d{1,3}){3})\b")
+
+
+_DOTS_ONLY = re.compile(r"(?<![^/])\.{3,}(?![^/])")
+
+
+def clean_path(path: str) -> str:
+    """A path as the file system will see it once a server or a shell has decoded it:
+    percent-encoding undone (twice-encoded too), look-alike Unicode folded (fullwidth dots),
+    Windows separators turned, and `....` segments (left as `..` by filters that strip `../`
+    once) read as `..`."""
+    for _ in range(3):
+        if "%" not in path:
+            break
+        path = unquote(path)
+    if not path.isascii():
+        path = unicodedata.normalize("NFKC", path)
+    path = path.replace("\\", "/")
+    return _DOTS_ONLY.sub("..", path) if "..." in path else path
+
+
+def climbs(path: str) -> bool:
+    """Whether the (cleaned) path has a `..` segment."""
+    return ".." in clean_path(path).split("/")
 
 
 def resolve(path: str, workspace: str) -> str:
     """An absolute, normalised path (relative ones are inside the workspace)."""
-    path = path.strip().strip("\"'")
+    path = clean_path(path.strip().strip("\"'"))
     if path.startswith("~"):
         path = "/root" + path[1:]
     if not path.startswith("/"):
@@ -51,22 +80,84 @@ def inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+_HARMLESS_PREFIXES = tuple(p + "/" for p in HARMLESS_PATHS)
+
+
 def place_of(path: str, workspace: str) -> str:
     """`workspace`, `harmless` or `sensitive` (absolute `path`, resolved)."""
     if inside(path, workspace):
         return "workspace"
-    if any(inside(path, p) for p in HARMLESS_PATHS):
+    if path in HARMLESS_PATHS or path.startswith(_HARMLESS_PREFIXES):
         return "harmless"
     return "sensitive"
 
 
+def canonical_host(host: str) -> str:
+    """An IPv4 address written as one number, in hex or in octal parts (2852039166,
+    0xa9fea9fe, 0251.0376.0251.0376) as the dotted quad a resolver makes of it."""
+    host = host.lower().rstrip(".")
+    if not host or not (host[0].isdigit()) or not re.fullmatch(r"[0-9a-fx.]+", host):
+        return host
+    try:
+        parts = [int(p, 0) if not re.fullmatch(r"0\d+", p) else int(p, 8)
+                 for p in host.split(".")]
+    except ValueError:
+        return host
+    if len(parts) == 1 and 0 < parts[0] < 2**32:
+        return str(ipaddress.IPv4Address(parts[0]))
+    if len(parts) == 4 and all(0 <= p < 256 for p in parts):
+        return ".".join(map(str, parts))
+    return host
+
+
+# cloud storage named by its bucket or account: the host it is reached at
+_BUCKET = fast_regex(r"\b(s3|gs)://([a-z0-9][a-z0-9.\-_]*)|--account-name[= ]([a-z0-9]+)"
+                     r"|\b(?:upload_file|upload_fileobj)\(\s*[^,()]+,\s*[\"']([a-z0-9][a-z0-9.\-]*)[\"']"
+                     r"|\bbucket\s*=\s*[\"']([a-z0-9][a-z0-9.\-]*)[\"']")
+STORAGE_SUFFIXES = {"s3": ".s3.amazonaws.com", "gs": ".storage.googleapis.com",
+                    "azure": ".blob.core.windows.net", "boto3": ".s3.amazonaws.com"}
+
+
+def buckets_in(text: str) -> set[str]:
+    """Cloud storage a text names (`s3://name`, `--account-name name`, boto3's Bucket),
+    as the host it lives at (name.s3.amazonaws.com)."""
+    found = set()
+    for m in _BUCKET.finditer(text):
+        scheme, name = (m.group(1), m.group(2)) if m.group(1) else \
+            ("azure", m.group(3)) if m.group(3) else ("boto3", m.group(4) or m.group(5))
+        found.add(name.rstrip(".") + STORAGE_SUFFIXES[scheme])
+    return found
+
+
 def hosts_in(text: str) -> set[str]:
-    found = {m.group(1).lower().strip("[]") for m in _URL_HOST.finditer(text)}
-    found |= {m.group(1).lower() for m in _USER_HOST.finditer(text)}
-    found |= {m.group(1).lower() for m in _DEV_TCP.finditer(text)}
-    found |= {m.group(1).lower() for m in _NET_CMD_HOST.finditer(text)}
+    text = text.lower()  # (patterns without re.I: a case-blind search cannot skip ahead)
+    urls = {canonical_host(m.group(1).strip("[]")) for m in _URL_HOST.finditer(text)
+            if m.group(0).split(":", 1)[0] not in ("s3", "gs")} if "://" in text else set()
+    if "s3://" in text or "gs://" in text or "account-name" in text or "bucket" in text \
+            or "upload_file" in text:
+        urls |= buckets_in(text)
+    found = {m.group(1) for m in _USER_HOST.finditer(text)} if "@" in text else set()
+    if "/dev/" in text:
+        found |= {m.group(1) for m in _DEV_TCP.finditer(text)}
+    found |= {m.group(1) for m in _NET_CMD_HOST.finditer(text)}
     found |= {m.group(1) for m in _BARE_IP.finditer(text)}
-    return {h.rstrip(".") for h in found if h and h.rsplit(".", 1)[-1] not in _FILE_EXTENSIONS}
+    # a URL's host is a host even when it ends like a file (transfer.sh, a .zip domain)
+    return urls | {h.rstrip(".") for h in found
+                   if h and h.rsplit(".", 1)[-1] not in _FILE_EXTENSIONS}
+
+
+def is_metadata_host(host: str) -> bool:
+    """A cloud instance-metadata service, where a machine's credentials are handed out."""
+    host = canonical_host(host)
+    return (host.startswith("169.254.") or host in ("metadata.google.internal", "metadata",
+            "fd00:ec2::254", "100.100.100.200") or host.endswith(".metadata.google.internal"))
+
+
+def _company_bucket(name: str, internal_domains: Iterable[str]) -> bool:
+    """A bucket is the company's when its name carries the company's name (acme-artifacts
+    for acme.example); with no company domains configured, any bucket is given the benefit."""
+    labels = {d.lower().lstrip(".").split(".")[0] for d in internal_domains} - {"internal", "local", "corp"}
+    return not labels or any(label in name for label in labels)
 
 
 _FILE_EXTENSIONS = frozenset(words("""gz tgz bz2 xz zip tar py json txt md log csv sh
@@ -76,6 +167,9 @@ png jpg svg pdf env parquet"""))
 
 def is_internal(host: str, internal_domains: Iterable[str]) -> bool:
     host = host.lower().rstrip(".")
+    storage = next((host[:-len(s)] for s in STORAGE_SUFFIXES.values() if host.endswith(s)), None)
+    if storage is not None:
+        return _company_bucket(storage, internal_domains)
     if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.endswith(".localhost"):
         return True
     try:

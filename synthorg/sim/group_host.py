@@ -40,7 +40,6 @@ from synthorg.ledger.ledger import LedgerShard, PartSink, ShardTotals
 from synthorg.org.directory import OrgDirectory
 from synthorg.org.timeline import OrgTimeline
 from synthorg.org.workload import WorkloadGenerator, creation_events, shock_events
-from synthorg.secops.rules import RuleEngine
 from synthorg.sim.channels import NO_SKILLS, Received, flatten
 from synthorg.sim.claims import CLAIMED, RoutingClaims, claim_order
 
@@ -105,7 +104,6 @@ class GroupHost:
         self.next_task = 0  # the id of the next arriving task (the same in every host)
         self.tick = -1  # the last tick stepped
         self.ledger = LedgerShard(shard_name(index), sink, background=background_flush)
-        self.secops = RuleEngine(directory, config.policies.security)
         executors: dict[int, Executor] = {
             i: build_executor(config.executors[name], key)
             for i, name in enumerate(directory.executor_ids[:-1])}
@@ -146,11 +144,10 @@ class GroupHost:
         org = None
         if changes is not None:  # a new org version from this tick on
             org = (self.timeline.directory, changes)
-            self.secops = RuleEngine(self.timeline.directory, self.config.policies.security)
         landed = self.actions.due(tick)  # waits for the outcomes due now
         spending = (self.dept_spent - self.period_base, last_spend)  # in this budget period
         out = self.group.step(tick, merge_inbox(got["messages"]), all_loads, spending,
-                              self.secops, landed, self.timeline.tools_down(tick), org)
+                              landed, self.timeline.tools_down(tick), org)
         self.actions.issue(out.issued, out.call_arguments)
         if draw_next:
             self.draw_ahead(tick + 1)
@@ -268,7 +265,6 @@ class GroupHost:
                               "this config's scenario gives (a fork may change the scenario "
                               "only after its fork tick)")
         self.group.use(self.timeline.directory)
-        self.secops = RuleEngine(self.timeline.directory, self.config.policies.security)
         self.actions.restore(np.asarray(state["actions"]))
         self._ahead = None
         self._unrecorded = None  # rows of a step after the state restored: not this run's

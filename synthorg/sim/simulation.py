@@ -47,7 +47,7 @@ from synthorg.sim.backend import Backend, RunPlan, expected_work, group_bounds, 
 from synthorg.sim.driver import Driver
 from synthorg.sim.local import LocalBackend
 from synthorg.sim.rundir import owned
-from synthorg.sim.summary import Summary, outcomes, summarise
+from synthorg.sim.summary import Summary, outcomes, security_figures, summarise
 
 # Backends outside the domain package are found by name so synthorg/ never imports actors/.
 BACKENDS = {"ray": "actors.ray_backend:RayBackend"}
@@ -299,10 +299,11 @@ class Simulation:
         directory = plan.directory
         parts = self.out / PARTS_DIR
         write_events(self.out, part_files(parts, "events") + part_files(parts, "incidents"),
-                     directory)
+                     directory, self.config, part_files(parts, "created"))
         tasks = write_tasks(self.out, part_files(parts, "created"), part_files(parts, "results"),
                             directory, dict(open_tasks))
         figures = outcomes(tasks, *timeseries_totals(part_files(parts, "timeseries")))
+        figures.update(security_figures(self.out / "events.parquet"))
         final = OrgTimeline(self.config, directory)
         final.advance(ticks - 1)
         write_agents(self.out, agent_rows, final.directory)

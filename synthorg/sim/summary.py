@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 from pydantic import BaseModel, ConfigDict
 
@@ -39,6 +41,11 @@ class Summary(BaseModel):
     approvals: int  # granted
     approvals_requested: int = 0  # = escalations: each asks the SecOps office
     approvals_rejected: int = 0
+    harmful_calls: int = 0  # ground truth: harmful calls attempted (threats)
+    harmful_blocked: int = 0  # of which denied, or escalated and rejected
+    benign_blocked: int = 0  # ordinary calls denied, or escalated and rejected
+    security_incidents: int = 0  # harmful calls that ran
+    security_incident_cost_usd: float = 0.0  # their cost (a loss: not in cost_usd)
     escalations: int
     messages: int
     delegations: int
@@ -111,6 +118,21 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
         ledger_sha256=totals.sha256,
         **fields,
     )
+
+
+def security_figures(events: Path) -> dict[str, object]:
+    """The SecOps figures of a run, from its events table (the ground truth on each call)."""
+    e = pl.scan_parquet(events)
+    blocked = pl.col("kind").is_in(["tool_denied", "approval_rejected"]) & pl.col("form").is_not_null()
+    row = e.select(
+        harmful_calls=(pl.col("kind") == "threat").sum(),
+        harmful_blocked=(blocked & pl.col("harmful")).sum(),
+        benign_blocked=(blocked & ~pl.col("harmful")).sum(),
+        security_incidents=(pl.col("kind") == "security_incident").sum(),
+        security_incident_cost_usd=pl.when(pl.col("kind") == "security_incident")
+        .then(pl.col("amount_usd")).otherwise(0.0).sum(),
+    ).collect().row(0, named=True)
+    return {k: (round(v, 6) if isinstance(v, float) else int(v)) for k, v in row.items()}
 
 
 def outcomes(tasks: pl.DataFrame, busy: int, present: int, salary_micro: int,

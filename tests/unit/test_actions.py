@@ -19,12 +19,13 @@ from synthorg.domain.enums import ActionStatus
 from synthorg.domain.records import ACTION_DTYPE, call_ids
 from tests.conftest import STARTUP, interrupted_at
 
-# every code_editor call runs on an executor that sleeps at random, and some fail
+# every write_file call runs on an executor that sleeps at random, and some fail
 SLOW_TOOLS = [
     "executors={slow: {kind: delay, max_in_flight: 3, latency_ticks: 2, sleep_s: [0, 0.02], "
     "fail_probability: 0.2}}",
-    "tools.code_editor.executor=slow",
-    "tools.code_editor.arguments={path: 'src/{type}/{task}.py', author: '{agent}'}",
+    "tools.write_file.executor=slow",
+    "tools.write_file.forms=[{path: 'src/{type}/{task}.py', content: '{agent}'}]",
+    "workload.threats.insiders=[]",  # write_file's harmful forms are other tests' business
     "tools.deploy.executor=slow",
 ]
 
@@ -115,17 +116,21 @@ def test_actions_are_recorded_with_their_lifecycle(slow_run):
     assert every["call_id"].n_unique() == every.height
     assert set(every["executor"]) == {"slow", "approvals"}
     actions = every.filter(pl.col("executor") == "slow")
-    assert set(actions["tool"]) <= {"code_editor", "deploy"}
+    assert set(actions["tool"]) <= {"write_file", "deploy"}
     assert set(actions["status"]) == {"succeeded", "failed"}
     assert set(actions["verdict"]) == {"allow"}
     assert set(every.filter(pl.col("executor") == "approvals")["verdict"]) == {"escalate"}
     assert (actions["due_tick"] - actions["issued_tick"] == 2).all()
-    edits = actions.filter(pl.col("tool") == "code_editor")
+    edits = actions.filter(pl.col("tool") == "write_file")
     assert edits.height > 0
+    threats = slow_run.events.filter(pl.col("kind") == "threat")
+    harmful = set(zip(threats["tick"].to_list(), threats["actor"].to_list(), strict=True))
     for row in edits.iter_rows(named=True):
+        if (row["issued_tick"], row["agent"]) in harmful:
+            continue
         assert json.loads(row["arguments"]) == {
             "path": f"src/{slow_run.tasks.filter(pl.col('task') == row['task'])['type'][0]}/"
-                    f"{row['task']}.py", "author": row["agent"]}
+                    f"{row['task']}.py", "content": row["agent"]}
     for row in actions.filter(pl.col("tool") == "deploy").iter_rows(named=True):
         assert json.loads(row["arguments"]) == {"service": "operations",  # the template's
                                                 "change": f"release-{row['task']}"}
@@ -189,17 +194,20 @@ def test_checkpoints_carry_actions_in_flight(tmp_path):
 
 def test_an_unknown_executor_is_named(tmp_path):
     with pytest.raises(synthorg.errors.ConfigError,
-                       match=r"--set tools.code_editor.executor=nope: unknown executor"):
-        synthorg.load_config(STARTUP, ["tools.code_editor.executor=nope"])
+                       match=r"--set tools.write_file.executor=nope: unknown executor"):
+        synthorg.load_config(STARTUP, ["tools.write_file.executor=nope"])
 
 
 def test_arguments_are_part_of_the_ledger(slow_run, tmp_path):
     """The same calls with other arguments are another ledger: the side table is hashed."""
-    other = _run(tmp_path / "other", ["tools.code_editor.arguments={path: 'lib/{task}.py'}"])
+    other = _run(tmp_path / "other",
+                 ["tools.write_file.forms=[{path: 'lib/{task}.py', content: '{agent}'}]"])
     assert other.summary.tool_calls == slow_run.summary.tool_calls
     assert other.summary.ledger_sha256 != slow_run.summary.ledger_sha256
 
 
 def test_an_argument_template_with_an_unknown_field_is_named():
     with pytest.raises(synthorg.errors.ConfigError, match=r"arguments.path: unknown field"):
-        synthorg.load_config(STARTUP, ["tools.code_editor.arguments={path: '{secret}'}"])
+        synthorg.load_config(STARTUP, ["tools.deploy.arguments={path: '{secret}'}"])
+    with pytest.raises(synthorg.errors.ConfigError, match=r"forms\[0\].path: unknown field"):
+        synthorg.load_config(STARTUP, ["tools.write_file.forms=[{path: '{secret}'}]"])

@@ -25,7 +25,7 @@ def _variant(tmp_path: Path, old: str, new: str) -> Path:
 
 
 @pytest.mark.parametrize(("old", "new", "expected"), [
-    ("budget_usd: 250000", "budget_usd: lots", ["company.budget_usd", "line 4"]),
+    ("budget_usd: 375000", "budget_usd: lots", ["company.budget_usd", "line 4"]),
     ("autonomy: assisted", "autonomy: assisted\n  motto: move fast", ["company.motto", "unknown key"]),
     ("{id: pm, role: product_manager, department: product,",
      "{id: pm, role: product_manager, department: marketing,", ["agents[3].department", "marketing"]),

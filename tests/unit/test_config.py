@@ -46,7 +46,7 @@ def test_template_loads():
     assert isinstance(cfg, CompanyConfig)
     assert cfg.agent_count() == 12
     assert cfg.company.name == "Acme Startup"
-    assert cfg.company.budget_usd == 250000
+    assert cfg.company.budget_usd == 375000
     assert [d.id for d in cfg.departments] == ["engineering", "product", "operations"]
     assert cfg.runtime.backend == "ray"
     assert cfg.runtime.agents_per_actor == "auto"
@@ -63,7 +63,7 @@ def test_copy_of_template_loads(tmp_path):
 # ---- errors -----------------------------------------------------------------------------------
 
 def test_wrong_type_names_field_and_line(tmp_path):
-    err = _refused(_variant(tmp_path, "budget_usd: 250000", 'budget_usd: "lots"'))
+    err = _refused(_variant(tmp_path, "budget_usd: 375000", 'budget_usd: "lots"'))
     assert "company.budget_usd" in str(err)
     assert "line 4" in str(err)
     assert err.source.endswith("company.yaml")
@@ -130,8 +130,8 @@ def test_head_from_another_department(tmp_path):
 
 
 def test_unknown_role_and_tool(tmp_path):
-    err = _refused(_variant(tmp_path, "tools: [code_editor, test_runner]",
-                            "tools: [code_editor, hammer]"))
+    err = _refused(_variant(tmp_path, "tools: [write_file, run_shell]",
+                            "tools: [write_file, hammer]"))
     assert "roles[0].tools" in str(err) and "hammer" in str(err)
 
 
@@ -159,7 +159,7 @@ def test_missing_file(tmp_path):
 
 
 def test_several_problems_are_all_reported(tmp_path):
-    text = GOOD.replace("budget_usd: 250000", "budget_usd: -5", 1).replace(
+    text = GOOD.replace("budget_usd: 375000", "budget_usd: -5", 1).replace(
         "autonomy: assisted", "autonomy: reckless", 1)
     err = _refused(_write(tmp_path, text))
     assert len(err.problems) >= 2
@@ -173,7 +173,7 @@ def test_extends_sibling_file_deep_merges(tmp_path):
     child = _write(tmp_path, "extends: startup.yaml\ncompany: {name: X}\n", "child.yaml")
     cfg = load_config(child)
     assert cfg.company.name == "X"
-    assert cfg.company.budget_usd == 250000  # kept from the parent
+    assert cfg.company.budget_usd == 375000  # kept from the parent
     assert cfg.company.autonomy == "assisted"
     assert cfg.agent_count() == 12
 
@@ -182,7 +182,7 @@ def test_extends_bare_template_name(tmp_path):
     child = _write(tmp_path, "extends: startup\ncompany: {name: Y}\n", "child.yaml")
     cfg = load_config(child)
     assert cfg.company.name == "Y"
-    assert cfg.company.budget_usd == 250000
+    assert cfg.company.budget_usd == 375000
     assert cfg.agent_count() == 12
 
 

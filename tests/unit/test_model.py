@@ -70,7 +70,10 @@ def test_calls_beyond_autonomy_ask_for_approval_unless_the_policy_denies_them(tm
                                  & pl.col("agent").str.starts_with("sre"))
     assert released.height > 0
     assert asks.summary.tool_calls_escalated > denies.summary.tool_calls_escalated
-    assert denies.summary.tool_calls_denied > 0 == asks.summary.tool_calls_denied
+    def beyond(run):  # refusals by the autonomy rule (threats' harmful calls are denied anyway)
+        return run.events.filter((pl.col("kind") == "tool_denied")
+                                 & (pl.col("rule") == "autonomy.beyond")).height
+    assert beyond(denies) > 0 == beyond(asks)
     refused = denies.tasks.filter((pl.col("type") == "release")
                                   & pl.col("agent").str.starts_with("sre"))
     assert (refused["status"] != "completed").all()
