@@ -23,7 +23,7 @@ class SecOpsActor:
     (a round trip mid-step would stall every agent of the group)."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int) -> None:
-        self._office = SecOpsOffice(config, directory, np.uint64(key))
+        self._office = SecOpsOffice(config, np.uint64(key))
 
     def decide(self, requests: np.ndarray) -> list[tuple[int, float]]:
         return self._office.decide(requests)

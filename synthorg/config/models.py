@@ -344,13 +344,6 @@ class SecurityPolicy(Frozen):
             "the highest autonomy an agent of a seniority may hold, whatever its agent, "
             "department or company setting (or a scenario change) asks: a junior cannot "
             "hold `full`"))
-
-    def capped(self, autonomy: str, seniority: str) -> int:
-        """The autonomy (Autonomy index) an agent of `seniority` holds when asked for
-        `autonomy`."""
-        order = ("supervised", "assisted", "autonomous", "full")
-        return min(order.index(autonomy), order.index(self.autonomy_cap.get(
-            seniority, "full")))  # type: ignore[call-overload]
     internal_domains: tuple[str, ...] = Field(default=(), description=(
         "the company's own domains: hosts and mail under them are inside (private IP ranges, "
         "localhost and *.internal, *.local, *.corp always are)"))

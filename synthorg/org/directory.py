@@ -15,15 +15,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from synthorg.actions.executors import APPROVALS
-from synthorg.config.models import CompanyConfig
+from synthorg.config.models import CompanyConfig, SecurityPolicy
 from synthorg.config.scenario import Hire
-from synthorg.domain.enums import RiskTier, Seniority
+from synthorg.domain.enums import Autonomy, RiskTier, Seniority
 
 # Competence added by seniority: seniors do harder work better.
 SENIORITY_BONUS = np.array([0.0, 0.08, 0.15, 0.2, 0.22], dtype=np.float64)
 MICRO = 1_000_000
 HELPER_CANDIDATES = 3
 NEVER = -1  # in `joined` / `left`: not (yet)
+
+
+def held_autonomy(policy: SecurityPolicy, asked: str, seniority: str) -> int:
+    """The autonomy an agent of `seniority` holds when `asked` for one: no more than its
+    seniority's ceiling (policies.security.autonomy_cap)."""
+    ceiling = policy.autonomy_cap.get(seniority, "full")  # type: ignore[call-overload]
+    return min(int(Autonomy[asked]), int(Autonomy[ceiling]))
 
 
 def strength(skill: np.ndarray, seniority: np.ndarray) -> np.ndarray:
@@ -141,8 +148,9 @@ class OrgDirectory:
             role.append(role_of[role_id])
             dept.append(dept_of[dept_id])
             senior.append(int(Seniority[level]))
-            auton.append(cfg.policies.security.capped(
-                autonomy or dept_spec.autonomy or cfg.company.autonomy, level))
+            auton.append(held_autonomy(cfg.policies.security,
+                                       autonomy or dept_spec.autonomy or cfg.company.autonomy,
+                                       level))
             skill_rows.append(base)
             present.append(is_in)
             usd = budget_usd if budget_usd is not None else default_budget

@@ -26,7 +26,7 @@ from synthorg.config.scenario import (
     Promote,
 )
 from synthorg.domain.enums import Autonomy, EventKind, Seniority
-from synthorg.org.directory import NEVER, OrgDirectory
+from synthorg.org.directory import NEVER, OrgDirectory, held_autonomy
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ class OrgTimeline:
         return changes
 
     def _cap(self, autonomy: int, seniority: str) -> int:
-        return self._security.capped(Autonomy(autonomy).name, seniority)
+        return held_autonomy(self._security, Autonomy(autonomy).name, seniority)
 
     def _select(self, patterns: tuple[str, ...], present: np.ndarray) -> list[int]:
         """Slots in the org (not fired, joined) whose id matches a pattern, in slot order."""

@@ -24,7 +24,7 @@ from typing import get_args
 import numpy as np
 
 from synthorg.config.models import CompanyConfig, ThreatKind
-from synthorg.domain.enums import Autonomy, RiskTier, Seniority, Verdict
+from synthorg.domain.enums import Autonomy, Seniority, Verdict
 from synthorg.domain.rng import Stream, uniform, uniforms
 from synthorg.secops.catalog import checker_for
 
@@ -177,11 +177,6 @@ class SecOpsTables:
     threats_on: bool
     any_choice: bool  # some tool has more than one ordinary form
 
-    def describe(self, form: int, rule: int) -> tuple[str, str, str]:
-        """(rule id, risk tier, reason) of a verdict on `form` by `rule`."""
-        return (self.verdicts.rule_ids[rule], RiskTier(int(self.verdicts.tier[form])).name,
-                self.verdicts.reasons.get((form, rule), ""))
-
 
 def _key(cfg: CompanyConfig) -> str:
     return json.dumps([[t.model_dump(mode="json") for t in cfg.tools],
@@ -239,9 +234,8 @@ class CallPicker:
         kind = np.full(len(agents), ORDINARY, np.int8)
         mistake = u_mis < self.mistake[seniority]
         kind[mistake] = THREAT_KINDS.index("mistake")
-        if self.injection_rate:
-            poisoned = uniform(self.key, tasks, 0, Stream.poisoned) < self.injection_rate
-            kind[poisoned & (u_follow < self.follow[seniority])] = THREAT_KINDS.index("injection")
+        kind[self.poisoned(tasks) & (u_follow < self.follow[seniority])] = \
+            THREAT_KINDS.index("injection")
         attempt = self.insider[agents] & (u_ins < self.p_insider)
         if attempt.any():  # the attempt's own uniform, rescaled, picks exfiltration or sabotage
             sabotage = u_ins >= self.p_insider / 2

@@ -20,18 +20,16 @@ from synthorg.actions.executors import Outcome
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import ActionStatus
 from synthorg.domain.rng import Stream, uniform
-from synthorg.org.directory import OrgDirectory
-from synthorg.org.timeline import OrgTimeline
 from synthorg.secops.forms import secops_tables
 
 GRANTED, REJECTED = 1.0, 0.0  # an approval's outcome value
 
 
 class SecOpsOffice:
-    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64) -> None:
+    def __init__(self, config: CompanyConfig, key: np.uint64) -> None:
         self._config = config
         self._key = key
-        self._timeline = OrgTimeline(config, directory)
+        self.tick = -1  # the last tick a request was asked at
         self._forms = secops_tables(config).forms
         self.asked = 0
         self.granted = 0
@@ -42,7 +40,7 @@ class SecOpsOffice:
         on each call id, unless the approver recognises a harmful call."""
         if not len(requests):
             return []
-        self.follow(int(requests["tick"].max()))
+        self.tick = max(self.tick, int(requests["tick"].max()))
         policy = self._config.policies.approvals
         granted = uniform(self._key, requests["call"], 0, Stream.approval) < policy.approve_probability
         form = requests["value"].astype(np.int64)
@@ -54,15 +52,9 @@ class SecOpsOffice:
         ok = int(ActionStatus.succeeded)
         return [(ok, GRANTED if g else REJECTED) for g in granted.tolist()]
 
-    def follow(self, tick: int) -> None:
-        """Take up the org version in force at `tick`."""
-        if tick > self._timeline.tick:
-            self._timeline.advance(tick)
-
     def state(self) -> dict[str, int]:
-        return {"asked": self.asked, "granted": self.granted, "tick": self._timeline.tick}
+        return {"asked": self.asked, "granted": self.granted, "tick": self.tick}
 
     def restore(self, state: dict[str, int]) -> None:
         self.asked, self.granted = int(state["asked"]), int(state["granted"])
-        self._timeline = OrgTimeline(self._config)
-        self.follow(int(state["tick"]))
+        self.tick = int(state["tick"])
