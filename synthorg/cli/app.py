@@ -13,6 +13,7 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from synthorg.cli.render import RunProgress, dashboard_hint, summary_table
 from synthorg.config.loader import load_config
@@ -36,7 +37,7 @@ SetOpt = Annotated[list[str] | None, typer.Option(
 
 
 def _fail(message: str, code: int) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True)
     return typer.Exit(code)
 
 
@@ -79,13 +80,13 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
                 return sim.fork(parent, at_tick, ticks=ticks, on_tick=progress.update)
             return sim.run(ticks=ticks, on_tick=progress.update)
     except Interrupted as stop:
-        console.print(f"[yellow]{stop}[/]")
+        console.print(f"[yellow]{escape(str(stop))}[/]")
         raise typer.Exit(130) from None
     except MisuseError as exc:
         raise _fail(str(exc), EXIT_MISUSE) from None
     finally:
         for note in sim.notes:
-            console.print(f"[yellow]note:[/] {note}", highlight=False)
+            console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
 
 
 @app.command()
@@ -190,7 +191,7 @@ def secops_check(
     with source:
         malformed = check_lines(cfg, source, sys.stdout, MAX_CALL_LINE)
     if malformed:
-        console.print(f"[bold red]error:[/] {malformed} malformed line(s) in {calls}")
+        console.print(f"[bold red]error:[/] {malformed} malformed line(s) in {escape(str(calls))}")
         raise typer.Exit(EXIT_MISUSE)
 
 
@@ -275,10 +276,11 @@ def replay(
     why = recorded.differences(now) if recorded is not None else ["no provenance recorded"]
     if got != expected:
         reason = ", ".join(why) if why else "same code and config: a determinism bug"
-        out_console.print(f"[red]differs[/]: recorded {expected}, replayed {got} ({reason})")
+        out_console.print(f"[red]differs[/]: recorded {expected}, replayed {got} "
+                          f"({escape(reason)})")
         raise typer.Exit(EXIT_FAILED)
     note = f" (despite {', '.join(why)})" if why else ""
-    out_console.print(f"[green]identical[/]: ledger_sha256 {got}{note}")
+    out_console.print(f"[green]identical[/]: ledger_sha256 {got}{escape(note)}")
 
 
 @app.command()
@@ -365,7 +367,7 @@ def main() -> None:
             _interrupted()
         raise
     except MisuseError as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         sys.exit(EXIT_MISUSE)
     except KeyboardInterrupt:
         _interrupted()
@@ -377,11 +379,11 @@ def main() -> None:
         if isinstance(exc, OSError):  # the run directory: full, read-only, not there
             where = f"{exc.filename}: " if exc.filename else ""
             code = EXIT_FAILED if exc.errno in (errno.ENOSPC, errno.EDQUOT) else EXIT_MISUSE
-            console.print(f"[bold red]cannot write:[/] {where}{exc.strerror or exc}",
+            console.print(f"[bold red]cannot write:[/] {escape(f'{where}{exc.strerror or exc}')}",
                           highlight=False)
             sys.exit(code)
         # a failed run: say what, no traceback
-        console.print(f"[bold red]run failed:[/] {type(exc).__name__}: {exc}\n"
+        console.print(f"[bold red]run failed:[/] {type(exc).__name__}: {escape(str(exc))}\n"
                       "(set SYNTHORG_DEBUG=1 for the traceback)", highlight=False)
         sys.exit(EXIT_FAILED)
 

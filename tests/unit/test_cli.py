@@ -103,3 +103,10 @@ def test_a_fork_takes_no_config_and_a_config_takes_no_fork(tmp_path):
     assert r.exit_code == 2 and "not both" in r.output
     r = runner.invoke(app, ["run"])
     assert r.exit_code == 2 and "give a CONFIG" in r.output
+
+
+def test_an_error_message_quoting_markup_is_printed_as_written():
+    """A value that reads like rich markup ('[/]') is shown, not interpreted (which raised)."""
+    result = runner.invoke(app, ["validate", str(STARTUP), "--set", "company=[/]"])
+    assert result.exit_code == 2, result.exception
+    assert "[/]" in result.output and "company" in result.output
