@@ -225,8 +225,11 @@ class RayBackend:
         self.shm = ShmLinks(self.scratch.path("shm"), len(bounds)) if kind == "shm" else None
         self.writer = None if alone else LedgerWriter.options(  # type: ignore[attr-defined]
             name="ledger", namespace=ns, scheduling_strategy=here).remote(str(plan.run_dir))
+        # beside the driver: it keeps the parked approvals in the run directory
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
-            name="secops", namespace=ns).remote(cfg_ref, dir_ref, int(plan.key))
+            name="secops", namespace=ns, scheduling_strategy=here).remote(
+                cfg_ref, dir_ref, int(plan.key), str(plan.run_dir),
+                str(plan.approvals_record) if plan.approvals_record else None)
         # the run's groups share its `workers` CPUs (a group steps on one core at most; Ray
         # takes fractions below one): a cluster can then hold as many runs as it has CPUs for
         share = min(1.0, math.floor(plan.workers / len(bounds) * 1e4) / 1e4)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import numpy as np
 import ray
@@ -22,11 +23,13 @@ class SecOpsActor:
     fast path (verdicts on call forms) as their interceptor
     (a round trip mid-step would stall every agent of the group)."""
 
-    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int) -> None:
-        self._office = SecOpsOffice(config, np.uint64(key))
+    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, run_dir: str,
+                 record: str | None) -> None:
+        self._office = SecOpsOffice(config, np.uint64(key), directory.agent_ids, Path(run_dir),
+                                    Path(record) if record else None)
 
-    def decide(self, requests: np.ndarray) -> list[tuple[int, float]]:
-        return self._office.decide(requests)
+    async def decide(self, requests: np.ndarray, contexts: list[str]) -> list[tuple[int, float]]:
+        return await self._office.decide(requests, contexts)
 
     def state(self) -> dict[str, int]:
         return self._office.state()
@@ -38,13 +41,13 @@ class SecOpsActor:
         return os.getpid()
 
 
-def approvals_of(secops: ray.actor.ActorHandle) -> Callable[[np.ndarray], Awaitable[list]]:
+def approvals_of(secops: ray.actor.ActorHandle) -> Callable[[np.ndarray, list[str]], Awaitable[list]]:
     """A group's way to the SecOps office: one call per tick's requests. The office's process
     dying is an ActorCrashed (the run rolls back), never a rejection."""
 
-    async def decide(requests: np.ndarray) -> list:
+    async def decide(requests: np.ndarray, contexts: list[str]) -> list:
         try:
-            return await secops.decide.remote(requests)
+            return await secops.decide.remote(requests, contexts)
         except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as exc:
             raise ActorCrashed(f"the secops actor is gone: {type(exc).__name__}") from exc
 

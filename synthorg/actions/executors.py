@@ -11,7 +11,6 @@ the run's seed), so a run reproduces whatever the machine's speed.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import random
 from collections.abc import Awaitable, Callable
 from typing import Protocol
@@ -23,7 +22,7 @@ from synthorg.domain.enums import ActionStatus
 from synthorg.domain.rng import Stream, uniform
 
 Outcome = tuple[int, float]  # ActionStatus, value
-Decide = Callable[[np.ndarray], "list[Outcome] | Awaitable[list[Outcome]]"]
+Decide = Callable[[np.ndarray, list[str]], Awaitable[list[Outcome]]]
 
 
 class Executor(Protocol):
@@ -74,17 +73,15 @@ class DelayExecutor:
 
 
 class ApprovalDesk:
-    """Takes a tick's approval requests to the SecOps office in one call: the office itself
-    (local backend) or the `secops` actor (its `decide` answers with an awaitable)."""
+    """Takes a tick's approval requests, each with its context (the call asked for and why,
+    as JSON), to the SecOps office in one call: the office itself (local backend) or the
+    `secops` actor."""
 
     def __init__(self, decide: Decide) -> None:
         self._decide = decide
 
     async def run(self, actions: np.ndarray, arguments: list[str]) -> list[Outcome]:
-        answer = self._decide(actions)
-        if inspect.isawaitable(answer):
-            answer = await answer
-        return list(answer)
+        return list(await self._decide(actions, arguments))
 
 
 APPROVALS = "approvals"  # the executor name of approvals (reserved in the config)

@@ -12,21 +12,19 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 
+from synthorg.cli.approvals import approvals_app
+from synthorg.cli.common import EXIT_FAILED, EXIT_MISUSE, console, fail, out_console
 from synthorg.cli.render import RunProgress, dashboard_hint, summary_table
 from synthorg.config.loader import load_config
 from synthorg.config.models import CompanyConfig, SimulationSpec
 from synthorg.errors import MisuseError
 from synthorg.interrupts import forget_half_imported_ray, note_and_interrupt, take_noted
+from synthorg.secops.parking import FILE as APPROVALS_FILE
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Simulate organisations run by AI agents.")
-console = Console(stderr=True, soft_wrap=True)
-out_console = Console()
-
-EXIT_OK, EXIT_FAILED, EXIT_MISUSE = 0, 1, 2
 # the config schema's own limits (simulation.ticks, simulation.seed)
 MAX_TICKS = SimulationSpec.model_fields["ticks"].metadata[-1].le
 MAX_SEED = SimulationSpec.model_fields["seed"].metadata[-1].le
@@ -36,16 +34,11 @@ SetOpt = Annotated[list[str] | None, typer.Option(
     "--set", help="override a config value: dotted.path=value (repeatable)")]
 
 
-def _fail(message: str, code: int) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, markup=True)
-    return typer.Exit(code)
-
-
 def _load(config: Path, overrides: list[str] | None) -> CompanyConfig:
     try:
         return load_config(config, overrides or [])
     except MisuseError as exc:
-        raise _fail(str(exc), EXIT_MISUSE) from None
+        raise fail(str(exc), EXIT_MISUSE) from None
 
 
 def _start_ray(cfg: CompanyConfig, address: str | None) -> None:
@@ -60,7 +53,8 @@ def _start_ray(cfg: CompanyConfig, address: str | None) -> None:
 
 def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path,
               address: str | None, mode: str = "run", parent: Path | None = None,
-              at_tick: int = 0, overwrite: bool = False, quiet: bool = False) -> object:
+              at_tick: int = 0, overwrite: bool = False, quiet: bool = False,
+              approvals_record: Path | None = None) -> object:
     from synthorg.errors import Interrupted
     from synthorg.sim.simulation import Simulation
 
@@ -70,7 +64,8 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
         from actors.ray_backend import ensure_ray
 
         ensure_ray(address, dashboard=True)
-    sim = Simulation(cfg, seed=seed, out=out, address=address, overwrite=overwrite)
+    sim = Simulation(cfg, seed=seed, out=out, address=address, overwrite=overwrite,
+                     approvals_record=approvals_record)
     total = ticks or cfg.simulation.ticks
     try:
         with RunProgress(console, total, quiet) as progress:
@@ -83,7 +78,7 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
         console.print(f"[yellow]{escape(str(stop))}[/]")
         raise typer.Exit(130) from None
     except MisuseError as exc:
-        raise _fail(str(exc), EXIT_MISUSE) from None
+        raise fail(str(exc), EXIT_MISUSE) from None
     finally:
         for note in sim.notes:
             console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
@@ -116,12 +111,12 @@ def run(
     DIR's resolved config plus --set. Without --out, runs go to out/<config>-seed<N>-<digest
     of the config>, so runs of different --set values do not overwrite each other."""
     if (from_ is None) != (at_tick is None):
-        raise _fail("--from and --at-tick go together", EXIT_MISUSE)
+        raise fail("--from and --at-tick go together", EXIT_MISUSE)
     if (config is None) == (from_ is None):
-        raise _fail("give a CONFIG, or --from DIR --at-tick T for a fork (not both)",
+        raise fail("give a CONFIG, or --from DIR --at-tick T for a fork (not both)",
                     EXIT_MISUSE)
     if at_tick is not None and ticks is not None and ticks <= at_tick:
-        raise _fail(f"--ticks ({ticks}) must be more than --at-tick ({at_tick}): a fork "
+        raise fail(f"--ticks ({ticks}) must be more than --at-tick ({at_tick}): a fork "
                     "continues its parent from that tick", EXIT_MISUSE)
     if from_ is not None:
         cfg = _load(from_ / "config.resolved.yaml", set_)
@@ -138,7 +133,7 @@ def run(
         digest = config_digest_of(cfg)[:8]
         out = Path("out") / f"{name}-seed{seed_used}-{ticks or cfg.simulation.ticks}t-{digest}"
     if from_ is not None and out.resolve() == from_.resolve():
-        raise _fail("a fork needs its own --out directory", EXIT_MISUSE)
+        raise fail("a fork needs its own --out directory", EXIT_MISUSE)
     result = _simulate(cfg, seed, ticks, out, address, mode="fork" if from_ else "run",
                        parent=from_, at_tick=at_tick or 0, overwrite=overwrite,
                        quiet=quiet or json_)
@@ -148,7 +143,7 @@ def run(
     elif not quiet:
         out_console.print(summary_table(summary, out))
     if not summary.conservation_ok:
-        raise _fail("task conservation violated: created != completed + failed + open",
+        raise fail("task conservation violated: created != completed + failed + open",
                     EXIT_FAILED)
 
 
@@ -160,7 +155,7 @@ def resume(
     """Continue an interrupted run from its last checkpoint."""
     resolved = run_dir / "config.resolved.yaml"
     if not resolved.is_file():
-        raise _fail(f"{resolved}: not found (is {run_dir} a run directory?)", EXIT_MISUSE)
+        raise fail(f"{resolved}: not found (is {run_dir} a run directory?)", EXIT_MISUSE)
     cfg = _load(resolved, None)
     result = _simulate(cfg, cfg.simulation.seed, cfg.simulation.ticks, run_dir, address,
                        mode="resume")
@@ -169,6 +164,7 @@ def resume(
 
 secops_app = typer.Typer(no_args_is_help=True, help="SecOps: check tool calls as a run would.")
 app.add_typer(secops_app, name="secops")
+app.add_typer(approvals_app, name="approvals")
 MAX_CALL_LINE = 1 << 20  # bytes of one input line; a longer one is reported, not read in
 
 
@@ -187,7 +183,7 @@ def secops_check(
     try:
         source = calls.open("rb")
     except OSError as exc:
-        raise _fail(f"{calls}: {exc.strerror or exc}", EXIT_MISUSE) from None
+        raise fail(f"{calls}: {exc.strerror or exc}", EXIT_MISUSE) from None
     with source:
         malformed = check_lines(cfg, source, sys.stdout, MAX_CALL_LINE)
     if malformed:
@@ -226,9 +222,9 @@ def _fork_of(run_dir: Path) -> tuple[CompanyConfig, int, int] | None:
         fork = json.loads(record.read_text())
         at_tick, seed = int(fork["at_tick"]), int(fork["parent_seed"])
     except MisuseError as exc:
-        raise _fail(str(exc), EXIT_MISUSE) from None
+        raise fail(str(exc), EXIT_MISUSE) from None
     except (OSError, ValueError, KeyError, TypeError):
-        raise _fail(f"{record}: not a synthorg fork record", EXIT_MISUSE) from None
+        raise fail(f"{record}: not a synthorg fork record", EXIT_MISUSE) from None
     every = max(1, at_tick)
     return _load(run_dir / PARENT_CONFIG, [f"runtime.checkpoint_every={every}"]), at_tick, seed
 
@@ -244,16 +240,16 @@ def replay(
     resolved, summary_file = run_dir / "config.resolved.yaml", run_dir / "summary.json"
     for f in (resolved, summary_file):
         if not f.is_file():
-            raise _fail(f"{f}: not found (is {run_dir} a run directory?)", EXIT_MISUSE)
+            raise fail(f"{f}: not found (is {run_dir} a run directory?)", EXIT_MISUSE)
         try:
             manifest.verify(f)
         except MisuseError as exc:
-            raise _fail(str(exc), EXIT_MISUSE) from None
+            raise fail(str(exc), EXIT_MISUSE) from None
     try:
         recorded = json.loads(summary_file.read_text())
         expected = recorded["ledger_sha256"]
     except (ValueError, KeyError):
-        raise _fail(f"{summary_file}: not a synthorg summary", EXIT_MISUSE) from None
+        raise fail(f"{summary_file}: not a synthorg summary", EXIT_MISUSE) from None
     cfg = _load(resolved, None)
     from synthorg.sim import provenance
     from synthorg.sim.simulation import config_digest_of
@@ -261,9 +257,12 @@ def replay(
     recorded = provenance.read(run_dir)
     with tempfile.TemporaryDirectory(prefix="synthorg-replay-") as tmp:
         fork = _fork_of(run_dir)
+        # a person's decisions are given back as they were made (SecOps parks them)
+        record = run_dir / APPROVALS_FILE
+        record_of = record if cfg.policies.approvals.mode == "human" and record.is_file() else None
         if fork is None:
             result = _simulate(cfg, cfg.simulation.seed, cfg.simulation.ticks, Path(tmp),
-                               address)
+                               address, approvals_record=record_of)
         else:  # the parent up to the fork tick (with a checkpoint there), then the fork
             parent_cfg, at_tick, parent_seed = fork
             _simulate(parent_cfg, parent_seed, at_tick + 1, Path(tmp) / "parent", address,
@@ -309,7 +308,7 @@ def bench(
         from synthorg.facts import FACTS, Runner
 
         if facts < 2:
-            raise _fail("--facts: a confidence interval needs at least 2 seeds", EXIT_MISUSE)
+            raise fail("--facts: a confidence interval needs at least 2 seeds", EXIT_MISUSE)
         runner = Runner()
         for fact in FACTS:
             print(json.dumps(runner.check(fact, range(facts)).row()), flush=True)
@@ -318,10 +317,10 @@ def bench(
     try:
         sizes = [int(a) for a in agents.split(",") if a.strip()]
     except ValueError:
-        raise _fail(f"--agents: expected numbers like 100,1000, got '{agents}'", EXIT_MISUSE) from None
+        raise fail(f"--agents: expected numbers like 100,1000, got '{agents}'", EXIT_MISUSE) from None
     chosen = [b.strip() for b in backends.split(",") if b.strip()]
     if not sizes or any(n < 1 for n in sizes) or not chosen or set(chosen) - {"ray", "local"}:
-        raise _fail("--agents needs positive sizes, --backends a subset of ray,local",
+        raise fail("--agents needs positive sizes, --backends a subset of ray,local",
                     EXIT_MISUSE)
     if "ray" in chosen:
         from actors.ray_backend import ensure_ray

@@ -287,10 +287,20 @@ class CollaborationPolicy(Frozen):
 
 
 class ApprovalPolicy(Frozen):
-    delay_ticks: int = Field(default=2, ge=0)
+    mode: Literal["seeded", "human"] = Field(default="seeded", description=(
+        "who decides: the seeded approver (simulations), or a person with `synthorg "
+        "approvals approve|deny RUN_DIR CALL` while the run waits at the decision's tick"))
+    delay_ticks: int = Field(default=2, ge=0, description=(
+        "ticks from a request to its decision reaching the agent"))
     approve_probability: Probability = 0.8
     catch_probability: Probability = Field(default=0.9, description=(
         "chance the approver recognises a harmful call and rejects it"))
+    answer_probability: Probability = Field(default=1.0, description=(
+        "seeded approver: chance it answers a request before it times out"))
+    timeout_seconds: float = Field(default=3600.0, gt=0.0, le=7 * 86400.0, description=(
+        "human mode: how long the run waits, at the decision's tick, for a person"))
+    on_timeout: Literal["reject", "grant"] = Field(default="reject", description=(
+        "the outcome of a request nobody answered in time"))
     guidance_bonus: float = Field(default=0.3, ge=0.0, le=1.0)
     on_reject: Literal["fail", "head"] = Field(default="fail", description=(
         "a rejected request ends the task (fail: reason `rejected`) or hands it to the "
@@ -337,8 +347,27 @@ class BudgetPolicy(Frozen):
     )
 
 
+class DowngradePolicy(Frozen):
+    """Autonomy falls by itself and rises only through an approval (no automatic system
+    grants privileges): an agent is lowered a level after repeated denials or when its
+    budget refuses its calls, to `supervised` after a security incident of its own."""
+
+    after_denials: int | None = Field(default=3, ge=1, le=1000, description=(
+        "denied calls within `window_ticks` that lower the agent's autonomy a level "
+        "(none: denials never do)"))
+    window_ticks: int = Field(default=20, ge=1, le=1_000_000)
+    on_incident: bool = Field(default=True, description=(
+        "a harmful call of the agent's that ran lowers it to supervised"))
+    on_budget: bool = Field(default=True, description=(
+        "a call refused by a budget lowers an agent not lowered yet by a level"))
+    restore_after_ticks: int | None = Field(default=30, ge=1, le=1_000_000, description=(
+        "ticks after its last lowering that a lowered agent asks, through an approval, for a "
+        "level back (none: only a config or scenario change raises it)"))
+
+
 class SecurityPolicy(Frozen):
     destructive_requires: AutonomyName = "full"
+    downgrade: DowngradePolicy = DowngradePolicy()
     autonomy_cap: dict[SeniorityName, AutonomyName] = Field(
         default_factory=lambda: dict(AUTONOMY_CAP), description=(
             "the highest autonomy an agent of a seniority may hold, whatever its agent, "

@@ -152,6 +152,18 @@ class EventKind(IntEnum):
     budget_alert = 30  # department actor: value = the budget share crossed (1.0: it halts)
     threat = 31  # ground truth: a harmful call attempted; target = threat kind, value = form
     security_incident = 32  # a harmful call ran: target = threat kind, value = form, amount = cost
+    approval_timed_out = 33  # nobody answered in time: target = the default outcome (1 granted)
+    autonomy_lowered = 34  # automatic: target = the autonomy now held, value = LowerCause
+    autonomy_restored = 35  # an approval gave a level back: target = the autonomy now held
+    autonomy_kept_low = 36  # the approval asked for a level back was refused
+
+
+class LowerCause(IntEnum):
+    """Why an agent's autonomy was lowered (the value of an autonomy_lowered event)."""
+
+    denials = 0
+    incident = 1
+    budget = 2
 
 
 class ActionStatus(IntEnum):

@@ -40,6 +40,7 @@ class Stream(IntEnum):
     form = 10  # which form the call takes
     poisoned = 11  # by task id: does its content carry an injected instruction
     catch = 12  # by call id: does the approver recognise a harmful call
+    answer = 13  # by call id: does the approver answer before the request times out
 
 
 def root_key(seed: int) -> np.uint64:

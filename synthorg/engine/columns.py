@@ -18,6 +18,7 @@ from synthorg.engine.queues import TaskQueues
 STAT_NAMES = ("completed", "failed", "cost", "tool_calls", "denied", "helps_given",
               "help_requests", "escalations", "delegated", "waited", "actions_failed",
               "paid", "tool_spend")  # paid, tool_spend: micro-USD over the run
+NEVER = -(1 << 30)  # the tick of something that has not happened
 
 
 @dataclass
@@ -45,6 +46,12 @@ class AgentColumns:
     quality_total: np.ndarray
     period_spend: np.ndarray  # micro-USD the agent spent in this budget period (tool calls)
     approved_form: np.ndarray  # int32: the call form an approval was asked for (-1: none)
+    # autonomy lowered automatically (synthorg/engine/autonomy.py), for the whole run
+    lowered: np.ndarray  # int8: levels below the org chart's autonomy
+    lowered_at: np.ndarray  # int32: tick of the last lowering (or answer on a restore)
+    strikes: np.ndarray  # int16: denials in the current window
+    strike_tick: np.ndarray  # int32: tick of the last denial
+    restore_asked: np.ndarray  # bool: an approval for a level back is pending
 
     @classmethod
     def empty(cls, skills: np.ndarray) -> AgentColumns:
@@ -61,7 +68,9 @@ class AgentColumns:
             approved=zeros(bool), wait_streak=zeros(np.int32),
             pending_rate=zeros(), pending_quality=zeros(), queues=TaskQueues(m),
             stats={name: zeros(np.int64) for name in STAT_NAMES}, quality_total=zeros(),
-            period_spend=zeros(np.int64), approved_form=np.full(m, -1, dtype=np.int32))
+            period_spend=zeros(np.int64), approved_form=np.full(m, -1, dtype=np.int32),
+            lowered=zeros(np.int8), lowered_at=zeros(np.int32), strikes=zeros(np.int16),
+            strike_tick=np.full(m, NEVER, dtype=np.int32), restore_asked=zeros(bool))
 
     def state_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -21,6 +21,7 @@ from synthorg.domain.enums import (
     EventKind,
     FailReason,
     MessageKind,
+    RiskTier,
     TaskStatus,
     Verdict,
     WorkState,
@@ -41,6 +42,7 @@ from synthorg.domain.records import (
     task_fields_of,
 )
 from synthorg.domain.rng import Stream, uniforms
+from synthorg.engine.autonomy import RESTORE_TASK, AutonomyGuard, restore_context
 from synthorg.engine.columns import AgentColumns
 from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
 from synthorg.engine.staffing import Staffing
@@ -107,6 +109,7 @@ class AgentGroup:
         # the local copy of SecOps's fast path: each call's form, and the verdicts on forms
         self.secops = secops_tables(config)
         self.picker = CallPicker(config, self.secops, directory.agent_ids, key)
+        self.guard = AutonomyGuard(config.policies.security.downgrade, self.global_ids)
         self.use(directory)
 
     def use(self, directory: OrgDirectory) -> None:
@@ -207,7 +210,16 @@ class AgentGroup:
                                       np.where(asking, plan.helper, -1),
                                       _spread(rows, helpers, time_off), down, ev, out,
                                       results, spend)
+        restoring = self.guard.asking(tick, a, None if self.everyone_active else self.active,
+                                      issued["agent"])
+        if len(restoring):
+            asked = self._action_rows(tick, restoring, np.full(len(restoring), -1), self.approvals)
+            asked["task"] = RESTORE_TASK
+            asked["value"] = -1
+            issued = join([issued, asked], ACTION_DTYPE)
         arguments, text, by_call = self._arguments(tick, issued)
+        if len(escalated) or len(restoring):
+            by_call.update(self._approval_contexts(tick, issued))
 
         cycle.enter(LoopPhase.reflect)
         acted = rows[action != ActionKind.none.value]
@@ -340,14 +352,25 @@ class AgentGroup:
 
     def _approvals(self, tick: int, decided: np.ndarray, ev: EventBuffer, out: MessageBuffer,
                    results: ResultBuffer) -> None:
-        """The SecOps office's decisions on the approvals asked for (a failed or timed-out
-        request counts as rejected: SecOps fails closed)."""
+        """The SecOps office's decisions on the approvals asked for: a request nobody
+        answered in time has the policy's default outcome (timed out, its value says which);
+        one that failed counts as rejected (SecOps fails closed)."""
         a = self.a
+        restore = decided["task"] == RESTORE_TASK
+        if restore.any():
+            rows = take(decided, restore)
+            self.guard.decided(tick, a, self.dir.autonomy[rows["agent"]], rows,
+                               rows["agent"] - self.lo, ev)
+            decided = take(decided, ~restore)
         local = decided["agent"] - self.lo
         asking = ((a.state[local] == WorkState.blocked.value)
                   & (a.cur["task"][local] == decided["task"]))
-        granted = ((decided["status"] == ActionStatus.succeeded.value)
+        timed_out = decided["status"] == ActionStatus.timed_out.value
+        granted = (((decided["status"] == ActionStatus.succeeded.value) | timed_out)
                    & (decided["value"] == GRANTED))
+        late = asking & timed_out
+        ev.add(EventKind.approval_timed_out, self.global_ids[local[late]],
+               a.cur["task"][local[late]], target=granted[late].astype(np.int64))
         ok, no = local[asking & granted], local[asking & ~granted]
         policy = self.cfg.policies.approvals
         check_work_transition(a.state[ok], WorkState.working)
@@ -526,6 +549,9 @@ class AgentGroup:
         action[blocked] = ActionKind.none
         ev.add(EventKind.budget_blocked, batch.agents[blocked], batch.tasks["task"][blocked],
                target=rule[blocked])
+        if blocked.any():
+            self.guard.budget(batch.tick, a, self.dir.autonomy[batch.agents[blocked]],
+                              batch.agents[blocked] - self.lo, ev)
         calls_at = np.nonzero(action == ActionKind.call_tool.value)[0]
         if not len(calls_at):
             return action, on_tool, asking, form
@@ -541,7 +567,7 @@ class AgentGroup:
             f[retry] = a.approved_form[local[retry]]
             a.approved_form[local[retry]] = -1
         form[calls_at] = f
-        autonomy = self.dir.autonomy[agents]
+        autonomy = self.guard.held(a, self.dir.autonomy[agents], local)
         table = self.secops.verdicts
         approved = a.approved[local] & (retry | table.by_autonomy[f, autonomy])
         verdict, rule = table.check(f, autonomy, approved)
@@ -557,6 +583,7 @@ class AgentGroup:
         local = batch.agents[denied] - self.lo
         a.denials[local] += 1
         a.stats["denied"][local] += 1
+        self.guard.denied(batch.tick, a, self.dir.autonomy[batch.agents[denied]], local, ev)
         give_up = a.denials[local] >= self.cfg.policies.work.max_denials_per_task
         action[denied] = np.where(give_up, ActionKind.fail.value, ActionKind.none.value)
         action[escalated] = ActionKind.ask_human
@@ -621,6 +648,7 @@ class AgentGroup:
             ev.add(EventKind.security_incident, ids[work][harm], tasks[work][harm],
                    target=self.secops.forms.kind[ran[harm]], value=ran[harm],
                    amount=self.secops.forms.cost_micro[ran[harm]])
+            self.guard.incident(tick, a, self.dir.autonomy[ids[work][harm]], w[harm], ev)
 
         ask = asking & (action != ActionKind.fail.value)
         q = rows[ask]
@@ -699,12 +727,13 @@ class AgentGroup:
         rows["status"] = ActionStatus.issued
         return rows
 
-    def _arguments(self, tick: int, issued: np.ndarray
+    def _arguments(self, tick: int, issued: np.ndarray, approvals: bool = False
                    ) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
-        """The arguments of the tool calls among `issued` (approvals have none), filled from
-        their forms (in `value` until the outcome): the side-table rows, their JSON texts,
-        and the texts by call."""
-        calls = take(issued, issued["executor"] != self.approvals) if len(issued) else issued
+        """The arguments of the tool calls among `issued` (approvals have none, unless
+        `approvals`: the calls they ask for), filled from their forms (in `value` until the
+        outcome): the side-table rows, their JSON texts, and the texts by call."""
+        calls = (issued if approvals or not len(issued)
+                 else take(issued, issued["executor"] != self.approvals))
         if not len(calls):
             return _NO_ARGUMENTS, _NO_TEXT, {}
         d = self.dir
@@ -727,6 +756,35 @@ class AgentGroup:
                           for b in encoded]
         return (rows, np.frombuffer(b"".join(encoded), dtype=np.uint8),
                 dict(zip(calls["call"].tolist(), texts, strict=True)))
+
+    def _approval_contexts(self, tick: int, issued: np.ndarray) -> dict[int, str]:
+        """What the SecOps office parks with each approval asked for: the call the agent
+        wants to make (tool, filled arguments) and why SecOps escalated it, as JSON."""
+        asked = take(issued, issued["executor"] == self.approvals)
+        table, forms = self.secops.verdicts, self.secops.forms
+        calls = take(asked, asked["value"] >= 0)
+        _, _, filled = self._arguments(tick, calls, approvals=True)
+        contexts = {}
+        for row in asked:
+            call, form = int(row["call"]), int(row["value"])
+            local = int(row["agent"]) - self.lo
+            charted = int(self.dir.autonomy[row["agent"]])
+            if row["task"] == RESTORE_TASK:
+                contexts[call] = restore_context(charted - int(self.a.lowered[local]), charted,
+                                                 int(self.a.lowered_at[local]))
+                continue
+            if form < 0:
+                contexts[call] = json.dumps({"tool": "", "rule": "confidence", "reason": (
+                    "the agent's confidence in its next step is below the act threshold")})
+                continue
+            autonomy = max(charted - int(self.a.lowered[local]), 0)
+            rule = int(table.rule[form, autonomy, 0])
+            contexts[call] = json.dumps({
+                "tool": self.cfg.tools[int(forms.tool[form])].name,
+                "arguments": json.loads(filled[call]),
+                "rule": table.rule_ids[rule], "reason": table.reasons[(form, rule)],
+                "risk_tier": RiskTier(int(table.tier[form])).name})
+        return contexts
 
     def _close(self, local: np.ndarray, tick: int, status: TaskStatus,
                reason: FailReason | np.ndarray, ev: EventBuffer, results: ResultBuffer) -> None:
@@ -797,6 +855,7 @@ class AgentGroup:
             "state": a.state.copy(),
             "queue_len": a.queues.length.copy(),
             "mean_quality": mean_q,
+            "autonomy_lowered": a.lowered.copy(),
             **{k: v.copy() for k, v in a.stats.items()},
         }
 

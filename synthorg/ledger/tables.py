@@ -19,6 +19,7 @@ from synthorg.domain.enums import (
     BudgetRule,
     EventKind,
     FailReason,
+    LowerCause,
     MessageKind,
     Priority,
     RiskTier,
@@ -116,6 +117,9 @@ def write_events(out: Path, files: list[Path], d: OrgDirectory, cfg: CompanyConf
                 _named_where((k.budget_blocked,), "target", _names(BudgetRule), "rule")),
             _named_where((k.task_failed,), "target", _FAILURES, "fail_reason"),
             _named_where((k.message_sent,), "value", _names(MessageKind), "message_kind"),
+            _named_where((k.autonomy_changed, k.autonomy_lowered, k.autonomy_restored,
+                          k.autonomy_kept_low), "target", _names(Autonomy), "autonomy"),
+            _named_where((k.autonomy_lowered,), "value", _names(LowerCause), "lowered_for"),
         )
         .pipe(_call_columns, tables, d, cfg, created)
         .with_columns(
@@ -284,7 +288,8 @@ def write_actions(out: Path, files: list[Path], d: OrgDirectory) -> None:
         .sort("call")
         .with_columns(
             pl.col("agent").replace_strict(dict(enumerate(d.agent_ids)), return_dtype=pl.String),
-            pl.col("tool").replace_strict(dict(enumerate(d.tool_ids)), return_dtype=pl.String),
+            pl.col("tool").replace_strict(dict(enumerate(d.tool_ids)), default=None,
+                                          return_dtype=pl.String),  # none: autonomy asked
             pl.col("executor").replace_strict(dict(enumerate(d.executor_ids)),
                                               return_dtype=pl.String),
             pl.col("status").replace_strict(_names(ActionStatus), return_dtype=pl.String),

@@ -6,13 +6,25 @@ interceptor (a round trip mid-step would stall every agent of a group); what nee
 goes to it as an action: an approval is asked at tick t and its decision is delivered at
 t + the approval delay, through the `secops` actor on Ray or in-process on the local backend.
 
-The seeded approver stands for the person who decides: it grants with the policy's
-probability, and recognises a harmful call (the ground truth a person reading the call
-would see) with `catch_probability`, rejecting it. Decisions are seeded by the call id: the
-same call gets the same answer whichever process asks, and whenever it asks.
+Every request is parked first (synthorg/secops/parking.py: the call and why SecOps escalated
+it, in the run directory), then decided:
+- `seeded` (simulations): the approver stands for the person who decides. It answers in
+  time with `answer_probability`, grants with `approve_probability`, and recognises a harmful
+  call (the ground truth a person reading the call would see) with `catch_probability`,
+  rejecting it. Draws are by call id: the same call gets the same answer whichever process
+  asks, and whenever it asks.
+- `human`: a person decides with `synthorg approvals`; the run waits at the decision's tick,
+  up to `timeout_seconds`, then the policy's default outcome applies. What was decided stays
+  in the store: a rolled-back or restarted office finds it, and `replay` is given it
+  (`record`) instead of asking anyone.
 """
 
 from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
 
 import numpy as np
 
@@ -21,40 +33,119 @@ from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import ActionStatus
 from synthorg.domain.rng import Stream, uniform
 from synthorg.secops.forms import secops_tables
+from synthorg.secops.parking import ApprovalStore, ParkedCall, store_of
 
 GRANTED, REJECTED = 1.0, 0.0  # an approval's outcome value
+POLL_SECONDS = 0.2  # how often a waiting run looks for a person's decisions
 
 
 class SecOpsOffice:
-    def __init__(self, config: CompanyConfig, key: np.uint64) -> None:
+    def __init__(self, config: CompanyConfig, key: np.uint64, agent_ids: tuple[str, ...],
+                 run_dir: Path, record: Path | None = None) -> None:
+        """record: a store of decisions already made (a replayed human-mode run's): they are
+        given instead of asking a person, and a call without one is an error."""
         self._config = config
         self._key = key
+        self._agent_ids = agent_ids
+        self._run_dir = run_dir
+        self._record_path = record
+        self._store: ApprovalStore | None = None
+        self._record: ApprovalStore | None = None
         self.tick = -1  # the last tick a request was asked at
         self._forms = secops_tables(config).forms
-        self.asked = 0
-        self.granted = 0
 
-    def decide(self, requests: np.ndarray) -> list[Outcome]:
+    @property
+    def store(self) -> ApprovalStore:
+        if self._store is None:  # opened at the first request: most runs park nothing
+            self._store = store_of(self._run_dir)
+        return self._store
+
+    async def decide(self, requests: np.ndarray, contexts: list[str]) -> list[Outcome]:
         """Decisions on approval requests (ACTION_DTYPE rows, the call's form in `value`, -1
-        for an escalation on confidence): granted with the policy's probability, by a draw
-        on each call id, unless the approver recognises a harmful call."""
+        for an escalation on confidence; `contexts`: each one's call and reason as JSON)."""
         if not len(requests):
             return []
         self.tick = max(self.tick, int(requests["tick"].max()))
+        self.store.park(self._parked(requests, contexts))
+        calls = requests["call"].tolist()
+        if self._config.policies.approvals.mode == "seeded":
+            return self._seeded(requests)
+        return _outcomes(calls, await self._person(calls))
+
+    def _seeded(self, requests: np.ndarray) -> list[Outcome]:
         policy = self._config.policies.approvals
-        granted = uniform(self._key, requests["call"], 0, Stream.approval) < policy.approve_probability
+        calls = requests["call"]
+        granted = uniform(self._key, calls, 0, Stream.approval) < policy.approve_probability
         form = requests["value"].astype(np.int64)
         harmful = (form >= 0) & self._forms.harmful(np.maximum(form, 0))
-        caught = uniform(self._key, requests["call"], 0, Stream.catch) < policy.catch_probability
+        caught = uniform(self._key, calls, 0, Stream.catch) < policy.catch_probability
         granted &= ~(harmful & caught)
-        self.asked += len(requests)
-        self.granted += int(granted.sum())
-        ok = int(ActionStatus.succeeded)
-        return [(ok, GRANTED if g else REJECTED) for g in granted.tolist()]
+        answered = uniform(self._key, calls, 0, Stream.answer) < policy.answer_probability
+        default = policy.on_timeout == "grant"
+        store = self.store
+        store.decide_many(calls[answered & granted].tolist(), True, "approver")
+        store.decide_many(calls[answered & ~granted].tolist(), False, "approver")
+        store.decide_many(calls[~answered].tolist(), default, "timeout")
+        ok, late = int(ActionStatus.succeeded), int(ActionStatus.timed_out)
+        return [(ok, GRANTED if g else REJECTED) if a else (late, GRANTED if default else REJECTED)
+                for a, g in zip(answered.tolist(), granted.tolist(), strict=True)]
+
+    async def _person(self, calls: list[int]) -> dict[int, ParkedCall]:
+        """A person's decisions on `calls`, waiting for them up to the policy's time-out."""
+        store, policy = self.store, self._config.policies.approvals
+        if self._record_path is not None:
+            return self._recorded(calls)
+        deadline = time.monotonic() + policy.timeout_seconds
+        while True:
+            got = store.decisions(calls)
+            left = [c for c in calls if c not in got]
+            if not left:
+                return got
+            if time.monotonic() >= deadline:
+                store.decide_many(left, policy.on_timeout == "grant", "timeout",
+                                  f"nobody decided within {policy.timeout_seconds:g} s")
+                continue  # a person may have decided meanwhile: the store says who won
+            await asyncio.sleep(POLL_SECONDS)
+
+    def _recorded(self, calls: list[int]) -> dict[int, ParkedCall]:
+        if self._record is None:
+            assert self._record_path is not None
+            self._record = ApprovalStore(self._record_path, create=False)
+        got = self._record.decisions(calls)
+        missing = [c for c in calls if c not in got]
+        if missing:
+            raise LookupError(f"{self._record_path}: no decision recorded for call "
+                              f"{missing[0]}")
+        for c in calls:
+            self.store.decide(c, got[c].status == "granted", got[c].decided_by, got[c].note)
+        return got
+
+    def _parked(self, requests: np.ndarray, contexts: list[str]) -> list[ParkedCall]:
+        parked = []
+        for row, text in zip(requests, contexts, strict=True):
+            context = json.loads(text) if text and text != "{}" else {}
+            parked.append(ParkedCall(
+                call=int(row["call"]), tick=int(row["tick"]), due=int(row["due"]),
+                agent=self._agent_ids[int(row["agent"])], task=int(row["task"]),
+                tool=context.get("tool", ""), arguments=context.get("arguments", {}),
+                rule=context.get("rule", ""), reason=context.get("reason", ""),
+                risk_tier=context.get("risk_tier", "")))
+        return parked
 
     def state(self) -> dict[str, int]:
-        return {"asked": self.asked, "granted": self.granted, "tick": self.tick}
+        return {"tick": self.tick}
 
     def restore(self, state: dict[str, int]) -> None:
-        self.asked, self.granted = int(state["asked"]), int(state["granted"])
         self.tick = int(state["tick"])
+
+    def close(self) -> None:
+        for store in (self._store, self._record):
+            if store is not None:
+                store.close()
+        self._store = self._record = None
+
+
+def _outcomes(calls: list[int], decided: dict[int, ParkedCall]) -> list[Outcome]:
+    ok, late = int(ActionStatus.succeeded), int(ActionStatus.timed_out)
+    return [(late if decided[c].decided_by == "timeout" else ok,
+             GRANTED if decided[c].status == "granted" else REJECTED) for c in calls]

@@ -28,6 +28,7 @@ class RunPlan:
     run_id: str
     group_bounds: tuple[tuple[int, int], ...]
     workers: int = 1  # CPUs the run's groups may use between them
+    approvals_record: Path | None = None  # replay: the decisions a human-mode run was given
 
 
 class Backend(Protocol):

@@ -30,12 +30,12 @@ from synthorg.sim import manifest
 from synthorg.sim.channels import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
-FORMAT = 11  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
+FORMAT = 12  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
 # driver shard; 4: ledger parts are .npy (a format 3 run directory holds parquet parts);
 # 5: queued tasks are held as record bytes; 6: org versions, actions in flight, agent columns;
 # 7: arrays and JSON instead of a pickle; 8: queue deadline calendars, agents' paid and
 # tool_spend counters; 9: the budget period's base; 10: agents' spending in the period;
-# 11: the call form an approval was asked for
+# 11: the call form an approval was asked for; 12: agents' automatic autonomy lowering
 DIR_NAME = "checkpoints"
 
 

@@ -16,7 +16,8 @@ class LocalBackend:
     def __init__(self, plan: RunPlan) -> None:
         cfg, d, bounds = plan.config, plan.directory, plan.group_bounds
         sink = DirectorySink(plan.run_dir)
-        self.office = SecOpsOffice(cfg, plan.key)  # the owner of security state
+        self.office = SecOpsOffice(cfg, plan.key, d.agent_ids, plan.run_dir,  # owns security
+                                   plan.approvals_record)
         self.groups = [GroupHost(cfg, d, plan.key, plan.seed, bounds, i, sink, self.office.decide)
                        for i in range(len(bounds))]
         self.exchange = Exchange.initial(bounds, len(d.dept_ids))
@@ -58,3 +59,4 @@ class LocalBackend:
     def close(self) -> None:
         for g in self.groups:
             g.close()
+        self.office.close()

@@ -23,7 +23,8 @@ from synthorg.sim.checkpoint import DIR_NAME as CHECKPOINTS_DIR
 LOCK = ".synthorg.lock"
 RESULTS = ("summary.json", "events.parquet", "tasks.parquet", "agents.parquet",
            "actions.parquet", "timeseries.parquet", "config.resolved.yaml", "provenance.json",
-           "manifest.json", PARTS_DIR, CHECKPOINTS_DIR)
+           "manifest.json", "approvals.sqlite", "approvals.sqlite-wal", "approvals.sqlite-shm",
+           PARTS_DIR, CHECKPOINTS_DIR)
 
 
 @contextlib.contextmanager

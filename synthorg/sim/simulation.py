@@ -81,9 +81,12 @@ class RunResult:
 class Simulation:
     def __init__(self, config: CompanyConfig, seed: int | None = None,
                  out: str | Path | None = None, address: str | None = None,
-                 overwrite: bool = False) -> None:
-        """overwrite: replace the results of another run found in `out` (else refused)."""
+                 overwrite: bool = False, approvals_record: Path | None = None) -> None:
+        """overwrite: replace the results of another run found in `out` (else refused).
+        approvals_record: the approvals store of a human-mode run being replayed (its
+        decisions are given instead of asking a person)."""
         self.config = config
+        self.approvals_record = approvals_record
         self.overwrite = overwrite
         self.seed = config.simulation.seed if seed is None else seed
         self.out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="synthorg-"))
@@ -151,7 +154,7 @@ class Simulation:
             bounds = start.bounds
         plan = RunPlan(config=cfg, directory=directory, key=root_key(self.seed), seed=self.seed,
                        run_dir=self.out, run_id=uuid.uuid4().hex[:12], group_bounds=bounds,
-                       workers=workers)
+                       workers=workers, approvals_record=self.approvals_record)
         self._write_resolved(ticks)
         made = provenance.current(digest)
         before = provenance.read(self.out) if start is not None and not forked else None

@@ -41,6 +41,9 @@ class Summary(BaseModel):
     approvals: int  # granted
     approvals_requested: int = 0  # = escalations: each asks the SecOps office
     approvals_rejected: int = 0
+    approvals_timed_out: int = 0  # nobody answered in time: the default outcome applied
+    autonomy_lowered: int = 0  # automatic lowerings (denials, incidents, budgets)
+    autonomy_restored: int = 0  # levels given back through an approval
     harmful_calls: int = 0  # ground truth: harmful calls attempted (threats)
     harmful_blocked: int = 0  # of which denied, or escalated and rejected
     benign_blocked: int = 0  # ordinary calls denied, or escalated and rejected
@@ -99,6 +102,9 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
         approvals=c["approval_granted"],
         approvals_requested=c["escalated"],
         approvals_rejected=c["approval_rejected"],
+        approvals_timed_out=c["approval_timed_out"],
+        autonomy_lowered=c["autonomy_lowered"],
+        autonomy_restored=c["autonomy_restored"],
         help_declined=c["help_declined"],
         budget_alerts=c["budget_alert"],
         escalations=c["escalated"],

@@ -161,8 +161,11 @@ def test_approvals_are_actions_on_calls_decided_by_the_secops_office(slow_run):
     """An escalation asks the SecOps office about the call; its decision arrives after the
     approval delay, and every granted or rejected approval in the events is one of them (a
     decision that arrives after its task failed at its deadline changes nothing)."""
-    asked = pl.read_parquet(slow_run.run_dir / "actions.parquet").filter(
+    approvals = pl.read_parquet(slow_run.run_dir / "actions.parquet").filter(
         pl.col("executor") == "approvals")
+    # those of no task: agents asking for autonomy they lost back (test_autonomy.py)
+    asked = approvals.filter(pl.col("task") >= 0)
+    assert approvals.filter(pl.col("task") < 0)["tool"].null_count() == approvals.height - asked.height
     delay = synthorg.load_config(STARTUP).policies.approvals.delay_ticks
     assert asked.height > 0
     assert (asked["due_tick"] - asked["issued_tick"] == max(1, delay)).all()

@@ -156,7 +156,7 @@ def _host(tmp_path, name: str):
 
     cfg = load_config(ENTERPRISE)
     d = OrgDirectory.from_config(cfg)
-    office = SecOpsOffice(cfg, root_key(7))
+    office = SecOpsOffice(cfg, root_key(7), d.agent_ids, tmp_path / name)
     return GroupHost(cfg, d, root_key(7), 7, ((0, d.size),), 0, DirectorySink(tmp_path / name),
                      office.decide)
 
