@@ -14,8 +14,17 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator
 
+import numpy as np
+
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.messages import (
+    asks_privilege,
+    injected_marker,
+    leaks_internal,
+    relayed_injection,
+    shares_secret,
+)
 from synthorg.secops.normalise import fast_regex, words
 from synthorg.secops.places import (
     READABLE_PATHS,
@@ -38,14 +47,25 @@ class Hinted:
         # multi-line: each of the views joined into one text (see `findings`) is a line
         self.pattern = fast_regex(pattern.pattern, pattern.flags | re.M)
         self.hints = tuple(hints.split("|"))
-        # each hint with the pair of characters in it that a text least often holds
-        self.pairs = tuple((_rarest_pair(h), h) for h in self.hints)
+        # the hints by the pair of characters in each that a text least often holds: a set
+        # intersection (in C) with a text's pairs leaves the few hints worth looking for
+        self.by_pair: dict[int, tuple[str, ...]] = {}
+        for h in self.hints:
+            pair = _rarest_pair(h)
+            if pair is not None:
+                self.by_pair[pair] = (*self.by_pair.get(pair, ()), h)
+        self.pair_set = frozenset(self.by_pair)
+        self.short = tuple(h for h in self.hints if _rarest_pair(h) is None)
 
     def search(self, text: str) -> re.Match[str] | None:
         if isinstance(text, JoinedViews):
-            pairs, haystack = text.pairs, text.hint_text
-            for pair, hint in self.pairs:
-                if (pair is None or pair in pairs) and hint in haystack:
+            haystack = text.hint_text
+            for pair in self.pair_set.intersection(text.pairs):
+                for hint in self.by_pair[pair]:
+                    if hint in haystack:
+                        return self.pattern.search(text)
+            for hint in self.short:
+                if hint in haystack:
                     return self.pattern.search(text)
             return None
         for hint in self.hints:
@@ -65,14 +85,29 @@ mu br bi pt ak pu ui rg ib tl ny ki rk ys ob mm fu ph og ms ye ud mb ip ub oi rl
 wn nu"""))
 
 
-def _rarest_pair(hint: str) -> str | None:
-    """The pair of characters in `hint` least likely in a text: one not in the common list,
-    else the last listed; None for a one-character hint."""
+def _rarest_pair(hint: str) -> int | None:
+    """The pair of characters in `hint` least likely in a text (one not in the common
+    list, else the last listed) as a number (see `char_pairs`); None for a one-character
+    or non-ASCII hint."""
     pairs = [hint[i:i + 2] for i in range(len(hint) - 1)]
-    if not pairs:
+    if not pairs or not hint.isascii():
         return None
     rank = {p: i for i, p in enumerate(_COMMON_PAIRS)}
-    return max(pairs, key=lambda p: rank.get(p, len(rank)))
+    pair = max(pairs, key=lambda p: rank.get(p, len(rank)))
+    return ord(pair[0]) << 8 | ord(pair[1])
+
+
+SHORT_TEXT = 200  # characters: below, Python's own loop is quicker than numpy's setting up
+
+
+def char_pairs(text: str) -> frozenset[int]:
+    """The pairs of adjacent bytes in `text` (UTF-8), each as one number (first << 8 |
+    second): an ASCII pair is in the text iff its number is in the set."""
+    raw = text.encode()
+    if len(raw) < SHORT_TEXT:
+        return frozenset(map(operator.or_, map(operator.lshift, raw, [8] * len(raw)), raw[1:]))
+    b = np.frombuffer(raw, np.uint8).astype(np.uint16)
+    return frozenset(np.unique((b[:-1] << 8) | b[1:]).tolist())
 
 
 class AnyOf:
@@ -123,7 +158,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("vault ", r"\bvault (?:kv get|read|token create|print token)\b"),
     ("gh auth", r"\bgh auth token\b|\bgh auth status\b[^;&|]*(?:-t\b|--show-token)"),
     ("credential", r"\bgit credential(?:-\w+)? (?:fill|get)\b|\bcredential\.helper\b"),
-    ("docker|podman", r"\bdocker inspect\b[^;&|]*\benv\b|\b(?:docker|podman)\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
+    ("docker|podman", r"\b(?:docker|podman) inspect\b[^;&]*(?:\benv\b|\|\s*(?:e?grep|rg|jq)\b[^;&|]*(?:pass|secret|token|key|cred))|\b(?:docker|podman)\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
     ("security |heroku|npm token|op read|op item|doctl auth|vercel env",
      r"\bsecurity (?:find-(?:generic|internet)-password|dump-keychain)\b|\bheroku auth:token\b|\bheroku config\b(?!:set)|\bnpm token (?:list|create)\b"
      r"|\bop (?:read|item get)\b|\bdoctl auth\b|\bvercel env pull\b"),
@@ -149,6 +184,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec",
      r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
     ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
+    ("history", r"(?:^|[;&|(`]\s*)history\b(?!\s+-[cdw]\b)"),  # the shell's history: typed passwords
 ))
 # a column or table that holds a secret: the sensitive word ends the name (`reset_token`,
 # `password_hash`), so `token_expires_at` or `password_reset_requested_at` are not
@@ -170,6 +206,7 @@ _SECRET_VALUE = Hinted(fast_regex(
     "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access"))
 _SECRET_VAR = fast_regex(
     r"\$\{?[a-z0-9_]*(?:secret|token|passw(?:or)?d|api_?key|access_key|private_key|credential)[a-z0-9_]*"
+    r"|\$\{?[a-z0-9_]+_(?:pass|pw|pwd|sk|dsn|auth)\b"  # $DB_PASS, ${STRIPE_SK} ($PWD is the directory)
     r"|\b(?:environ\s*\[|getenv\s*\(|environ\.get\s*\()\s*[\"']?[a-z0-9_]*(?:secret|token|passw(?:or)?d|"
     r"api_?key|access_key|private_key|credential)"
     r"|\bprintenv\s+[a-z0-9_]*(?:secret|token|passw|key|credential)")
@@ -229,7 +266,8 @@ _DESTRUCTIVE = [
 ]
 _PRIVESC = AnyOf((  # (hints, pattern)
     ("sudo|doas|pkexec|runas",
-     r"(?:^|[;&|(`]\s*|\b(?:xargs|nohup|exec|time|env|then|do|else|-c)\s+)(?:sudo|doas|pkexec|runas)\b|\bsudo\s*-[a-z]*[isu]"),
+     r"(?:^|[;&|(`]\s*|\b(?:xargs|nohup|exec|time|env|then|do|else|-c)\s+)(?:sudo|doas|pkexec|runas)\b|\bsudo\s*-[a-z]*[isu]"
+     r"|(?:^|[;&|(`]\s*)(?:[a-z_][a-z0-9_]*=\S*\s+)+(?:sudo|doas|pkexec)\b"),  # VAR=... sudo
     ("which|command -v|type -p",  # sudo run by the path a lookup gives: $(which sudo) -u root sh
      r"(?:\$\(|`)\s*(?:which|command -v|type -p)\s+(?:sudo|doas|pkexec|su)\s*(?:\)|`)"),
     ("/sudo|/doas|/pkexec|/su|sh -p",
@@ -249,8 +287,9 @@ _PRIVESC = AnyOf((  # (hints, pattern)
     ("passwd|useradd|adduser|usermod|groupadd|gpasswd|newgrp|vipw|sg |net ",
      r"(?:^|[\s;&|])(?:passwd|chpasswd|useradd|adduser|usermod|groupadd)\b|\b(?:gpasswd|newgrp|vipw)\b"
      r"|\bsg\s+(?:root|docker|sudo|wheel)\b|\bnet\s+(?:localgroup|group)\s+\S*admin\S*\s+\S+\s+/add"),
-    ("setuid|seteuid|setreuid|setresuid|setgid(0",
-     r"\bos\.set(?:e|re|res)?uid\(|\bos\.setgid\(0|\bctypes\b[^;]*\bsetuid\("),
+    ("setuid|seteuid|setreuid|setresuid|setgid(0|chown(|chmod(|s_isuid|s_isgid|privileged",
+     r"\bos\.set(?:e|re|res)?uid\(|\bos\.setgid\(0|\bctypes\b[^;]*\bsetuid\(|\bl?chown\(\s*[^,()]+,\s*0\s*,"
+     r"|\bchmod\([^()]*,\s*0o?[2467][0-7]{3}\b|\bstat\.s_is[ug]id\b|\bsecurity\.privileged[= ]\s*true\b"),
     ("grant|alter|create|identified|set role|set session|mysql.user|xp_cmdshell|program|insert|security_definer",
      r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
      r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
@@ -258,6 +297,32 @@ _PRIVESC = AnyOf((  # (hints, pattern)
      r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]*\bvalues\b[^;]*'(?:\w*admin\w*|super\w*|owner|root)'"
      r"|\bsecurity_definer\b|\bidentified\s+by\b|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
      r"|\bupdate\s+mysql\.user\b|\bxp_cmdshell\b|\bfrom\s+program\s+'"),
+    # SQL's own ways to more privilege: broad grants, server roles, logins, code run as the
+    # server (untrusted languages, COPY ... PROGRAM, security definer), the catalogs of users,
+    # flags that make an account privileged, row security and the server's settings lifted
+    ("grant", r"\bgrant\b[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b|\*\.\*|\*\s)"
+              r"|\bgrant\s+(?:super|file|process|shutdown|reload|create\s+user|replication\s+(?:slave|client)|proxy)\b"
+              r"|\bgrant\b[^;]*\bto\s+public\b"),
+    ("sp_add|sp_oacreate|sp_configure|server role|add member|execute as|login|admin option",
+     r"\bsp_add(?:srv)?rolemember\b|\bsp_addlogin\b|\bsp_oacreate\b|\bsp_configure\b[^;]*\b(?:xp_cmdshell|ole automation|clr enabled)"
+     r"|\balter\s+server\s+role\b|\balter\s+role\s+\S+\s+add\s+member\b|\bexecute\s+as\s+(?:login|user)\b"
+     r"|\b(?:create|alter)\s+login\b|\bwith\s+admin\s+option\b"),
+    ("createdb|bypassrls|replication|create user",
+     r"\balter\s+(?:user|role)\b[^;]*\b(?:createdb|bypassrls|replication)\b"
+     r"|\bcreate\s+user\s+(?:if\s+not\s+exists\s+)?[\w'\"`@.%-]+\s*(?:with\b|identified\b|password\b|;|$)"),
+    ("definer|language|extension|program",
+     r"\bsecurity\s+definer\b|\bcreate\s+(?:or\s+replace\s+)?(?:trusted\s+)?(?:procedural\s+)?language\b"
+     r"|\bcreate\s+extension\b[^;]*\b(?:pl\w+u|dblink|adminpack|file_fdw)\b|\bcopy\b[^;]*\b(?:from|to)\s+program\b"),
+    ("pg_authid|pg_shadow|mysql.|authorization|set role|set local role|set session role|admins|administrators|"
+     "superusers|sudoers",
+     r"\b(?:update|insert\s+into|delete\s+from)\s+(?:pg_catalog\.)?(?:pg_authid|pg_shadow|mysql\.(?:user|db))\b"
+     r"|\bset\s+(?:local\s+|session\s+)?(?:role|session\s+authorization)\s+['\"]?(?:\w*super\w*|sa|dba|sysadmin"
+     r"|db_owner|\w*admin\w*|postgres|root)\b|\binsert\s+into\s+\w*(?:admins|administrators|superusers|sudoers)\b"),
+    ("admin|superuser|staff|root|sudo|privileged|elevated",
+     r"\bupdate\b[^;]*\bset\b[^;]*(?:admin|superuser|staff|root|sudo|privileged|elevated)\w*\s*=\s*['\"]?(?:true|1|yes|y|t)\b"),
+    ("row level|drop policy|alter system|set global|set_config",
+     r"\bdisable\s+row\s+level\s+security\b|\bno\s+force\s+row\s+level\s+security\b|\bdrop\s+policy\b"
+     r"|\balter\s+system\s+set\b|\bset\s+global\s+\w+|\bset_config\(\s*'role'"),
     ("cron|systemctl|launchctl|update-rc|chkconfig",
      r"\bcrontab\b[^;&|]*@reboot|\bsystemctl enable\b|\|\s*crontab\s+-?\s*(?:$|[;&|)])"
      r"|\bcrontab\s+(?!-[lre]\b)[\w./~-]+\s*(?:$|[;&|)])|\b(?:launchctl load|update-rc\.d|chkconfig \S+ on)\b"),
@@ -300,7 +365,7 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\bnbminer\b|\blolminer\b|\bphoenixminer\b|\bt-rex\b|\bopenssl speed\b[^;&|]*-multi\s*\d{2,}"),
     ("**|zeros(|ones(|empty(|full(|rand|pool(|poolexecutor(|range(",
      r"\b2\s*\*\*\s*(?:3[3-9]|[4-9]\d)\b|\b10\s*\*\*\s*(?:1\d|[2-9]\d)\b"
-     r"|\b(?:zeros|ones|empty|full|rand\w*)\(\s*\(\s*(?:10\s*\*\*\s*[5-9]|\d{6,})\s*,\s*(?:10\s*\*\*\s*[5-9]|\d{6,})"
+     r"|\b(?:zeros|ones|empty|full|rand\w*)\(\s*\(?\s*(?:10\s*\*\*\s*[5-9]|\d{6,})\s*,\s*(?:10\s*\*\*\s*[5-9]|\d{6,})"
      r"|pool(?:executor)?\(\s*(?:max_workers\s*=\s*|processes\s*=\s*)?\d{4,}"
      r"|\brange\(\s*(?:\d{5,}|10\s*\*\*\s*\d+)\s*\)\s*:[^;]{0,160}?(?:thread|process\(|popen|fork|\.start\(\))"),
     ("(){|() {", r"(?<![^\s;&|(`])([^\s(){}|&;]+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}"  # a fork bomb
@@ -308,14 +373,27 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("fork()", r"\bfork\(\)[^;]*\bwhile\b|\bwhile\b[^;]*\bfork\(\)"
      r"|\bos\.fork\(\)\s*(?:;|$)|\bwhile\s+(?:true|1)\s*:\s*os\.fork\(\)|\bfor\s*\(\s*;\s*;\s*\)\s*fork"),
     ("yes", r"(?:^|[\s;&|])yes(?:\s+[^\s|>]+)?\s*(?:>|$|\|(?!\s*head\b))"),
-    ("/dev/|fallocate|truncate|head -c",  # (an endless device read to its end, unless `head` stops it)
+    ("/dev/zero|/dev/urandom|/dev/random|fallocate|truncate|head -c",  # (an endless device read to its end, unless `head` stops it)
      r"\b(?:tail|sha\d*sum|md5sum|b2sum|cksum|gzip|bzip2|xz|zstd|wc|sort|base64|od|xxd|hexdump|strings|cp)\b"
-     r"[^;&|]*\s/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)|\bcat /dev/(?:zero|urandom)\s*>|\bdd if=/dev/(?:zero|urandom)\b(?![^;&|]*\bcount=\d{1,4}\b)"
-     r"|\bfallocate -l ?\d+\s*[gtp]\b|\btruncate -s ?\+?\d+\s*[gtp]\b|\bhead -c ?\d+\s*[gtp]\b"),
+     r"[^;&|]*\s/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)|\bcat /dev/(?:zero|urandom)\s*>|\bdd if=/dev/(?:zero|urandom|random)\b(?![^;&|]*\bcount=\d{1,4}\b)"
+     r"|\bfallocate\s+(?:-\S+\s+)*(?:-l|--length)[= ]?\s*(?:\d+\s*[gtp](?:i?b)?\b|\d{10,})"
+     r"|\btruncate\s+(?:-\S+\s+)*(?:-s|--size)[= ]?\s*\+?(?:\d+\s*[gtp](?:i?b)?\b|\d{10,})|\bhead -c ?\d+\s*[gtp]\b"
+     # a device that never ends, read whole: piped on or archived, with no `head` to stop it
+     r"|\bcat\s+(?:-\S+\s+)*/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)"
+     r"|<\s*/dev/(?:zero|urandom|random)\b(?![^;&]*(?:\|\s*head\b|\s-[cnl]\s*\d|count=))"
+     r"|\b(?:zip|tar|7z|rar|zstd|lz4)\b[^;&|]*\s/dev/(?:zero|urandom|random)\b"),
+    ("$0|seq|sysbench",
+     r"(?:^|[;&|(`]\s*|\bdo\s+)(?:(?:ba|z|da)?sh\s+)?\$0\s*(?:&|\|)"  # the script starting itself again
+     r"|\bseq\b[^;&|]*\s(?:inf(?:inity)?|\d{8,})\b|\bsysbench\b[^;&|]*(?:--time=0\b|--threads=\d{3,})"),
+    # values doubled in a long loop (2**40 elements) and numbers of a million digits
+    ("range(", r"\bfor\s+\w+\s+in\s+range\(\s*(?:[4-9]\d|\d{3,})\s*\)\s*:\s*(\w+)\s*(?:\+=\s*\1\b|=\s*\1\s*\+\s*\1\b)"),
+    ("factorial|permutations|product(|**",
+     r"\bfactorial\(\s*(?:10\s*\*\*\s*(?:[6-9]|\d{2,})|\d{7,})|\b(?:permutations|product)\(\s*range\(\s*(?:1[4-9]|[2-9]\d|\d{3,})\s*\)"
+     r"|\b\d+\s*\*\*\s*(?:\d{7,}|\d+\s*\*\*\s*\d+)"),
     ("xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|stress|ulimit",
      r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|ssl)|\bcryptonight\b|\bnicehash\b|\bethminer\b"
      r"|\bstress(?:-ng)?\b(?:[^;&|]*--(?:cpu|vm|io|hdd)[= ]?(?:0\b|\d{2,})|[^;&|]*--timeout[= ]?0\b|(?![^;&|]*--timeout))"
-     r"|\bulimit -[a-z]*[uv] unlimited"),
+     r"|\bulimit\s+(?:-\w+\s+)*-[a-z]*[uvmsnlxit][a-z]*\s+unlimited"),  # (not -c: core dumps)
     # fleets: hundreds of replicas or machines started at once
     ("replicas|count|max-count|num-nodes",
      r"--replicas[= ]\d{3,}|\brun-instances\b[^;&|]*--(?:max-)?count[= ]\d{3,}|\binstances create\b[^;&|]*--count[= ]\d{3,}"
@@ -325,6 +403,7 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\brange\(\s*10\s*\*\*\s*(?:1\d|[2-9]\d)\)|\bsetrecursionlimit\(\s*(?:10\s*\*\*\s*\d|\d{6,})"
      r"|\d{7,}\s*\*\s*\d+|\*\s*\(\s*10\s*\*\*\s*(?:9|[1-9]\d)|\(\s*10\s*\*\*\s*(?:1[0-9]|[2-9]\d)\s*\)"
      r"|\bx\s*\+=\s*x\b|\b(\w+)\s*=\s*\1\s*\*\s*2\b[^;]*\bwhile|\.append\(\s*\w+\s*\*\s*\d{6,}"),
+    ("rlim_infinity", r"\bsetrlimit\([^)]*rlimit_(?:nproc|as|data|stack|fsize)[^)]*rlim_infinity"),
     ("sleep(|benchmark(|generate_series",
      r"\bpg_sleep\(\s*\d{3,}|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+\s*,\s*\d{9,}"),
     ("ab |wrk|hey|siege|vegeta|locust|slowloris|hping",
@@ -374,9 +453,26 @@ def _below_huge(expr: str) -> bool:
     return True
 
 
+# what a huge constant is written with: a long number, a power, a shift, an exponent or a
+# product (of numbers or a parenthesised sum)
+_BIG_CONSTANT = re.compile(r"\d(?:[\d_]{3}|\s*(?:\*|<<|e\s*\d|\)\s*(?:\*|<<)))")
+
+
+_SHAPE = fast_regex(r"\b(?:zeros|ones|empty|full|rand\w*|random|normal|uniform|integers|standard_normal)"
+                    r"\(\s*\(?\s*(\d[\d_]*(?:\s*,\s*\d[\d_]*)+)")
+
+
 def _huge_size(view: str) -> bool:
     """A constant expression (10**12, 2**40, 1 << 40, 1024*1024*1024*64) that is huge, used
     where memory, disk or iterations are taken."""
+    if not _BIG_CONSTANT.search(view):
+        return False  # (most texts: the sinks need not be looked for)
+    for m in _SHAPE.finditer(view):  # an array's shape: its sides multiplied
+        product = 1
+        for side in m.group(1).split(","):
+            product *= int(side.strip().replace("_", ""))
+        if product >= HUGE:
+            return True
     for m in _SIZE_SINK.finditer(view):
         expr = m.group(1).strip()
         while expr.count(")") > expr.count("(") and expr.endswith(")"):
@@ -397,11 +493,18 @@ def _huge_size(view: str) -> bool:
             return True
     return False
 
-_LOOP_SHELL = fast_regex(r"\bwhile\s+(?:true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\))\s*;?\s*do\b|\bfor\s*\(\(\s*;\s*;\s*\)\)"
+_LOOP_SHELL = fast_regex(r"\bwhile\s+(?:true|:|\[\[?\s*(?:1|true|:)\s*\]\]?|test\s+1|/(?:usr/)?bin/true|\(\(\s*1\s*\)\)"
+                         r"|sleep\s+0(?:\.0*)?)\s*;?\s*do\b|\buntil\s+\[\[?\s*(?:1\s+-eq\s+0|0\s+-eq\s+1)\s*\]\]?"
+                         r"|\bfor\s*\(\([^;)]*;\s*;"  # for ((;;)), for ((i=0;;i++))
                          r"|\buntil\s+false\b")
 _LOOP_PY = fast_regex(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\w+\s+in\s+iter\(\s*int\s*,|"
-                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count|cycle)\(|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\(|\bwhile\s*\(\s*(?:true|1)\s*\)\s*\{|\bfor\s*\(\s*;\s*;\s*\)")
+                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\(|\bwhile\s*\(\s*(?:true|1)\s*\)\s*\{|\bfor\s*\(\s*;\s*;\s*\)")
 _SELF_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
+_SELF_LAMBDA = re.compile(r"\b(\w+)\s*=\s*lambda\b[^:]*:\s*\1\(")  # f = lambda: f()
+
+
+def _calls_itself(view: str) -> bool:
+    return bool(_SELF_CALL.search(view)) or ("lambda" in view and bool(_SELF_LAMBDA.search(view)))
 _NET_SEND = Hinted(fast_regex(
     r"\bcurl\b[^;&|]*(?:\s-d\b|\s--data\S*|\s-f\b|\s--form\b|\s-t\b|\s--upload-file\b|\s-x\s*(?:post|put|patch)\b"
     r"|\s@\S|\s-h\s*\S*authorization)|\bwget\b[^;&|]*--(?:post-data|post-file|body-file|body-data|method[= ](?:post|put))"
@@ -547,11 +650,22 @@ _WRITING_VERBS = {"rm", "rmdir", "mv", "cp", "tee", "touch", "mkdir", "ln", "chm
                   "truncate", "dd", "install", "rsync", "unlink", "shred", "sed", "tar", "unzip",
                   "find", "git"}
 _TEXT_VERBS = frozenset({"echo", "printf", "grep", "egrep", "rg", "git", "logger", "wall"})
-_PY_PATH_CALL = fast_regex(r"\b(?:open|path|remove|unlink|rmtree|rmdir|makedirs|mkdir|rename|replace|"
-                           r"copy\w*|move|chmod|chown|listdir|scandir|walk|glob|read_text|read_bytes|"
-                           r"write_text|write_bytes|load|loadtxt|read_csv|to_csv|exists|stat|open_file|"
-                           r"isfile|isdir|system|popen|run|call|check_output|check_call|popen)\s*\(\s*"
-                           r"(?:[rbuf]{0,2})[\"']([^\"']+)[\"']")
+# a call with a string first argument: found by its `(` (a search skips to it in C), the
+# function named before it then looked up (an alternation of names is tried everywhere)
+_STRING_ARGUMENT = re.compile(r"\(\s*[rbuf]{0,2}[\"']([^\"']+)[\"']")
+_NAME_BEFORE = re.compile(r"(\w+)\s*$")
+_PATH_FUNCTIONS = frozenset(words("""open path remove unlink rmtree rmdir makedirs mkdir rename
+replace move chmod chown listdir
+scandir walk glob read_text read_bytes write_text write_bytes load loadtxt read_csv to_csv
+exists stat open_file isfile isdir system popen run call check_output check_call"""))
+
+
+def _path_calls(view: str) -> Iterator[str]:
+    """The string first arguments of calls that open, change or run a path."""
+    for m in _STRING_ARGUMENT.finditer(view):
+        name = _NAME_BEFORE.search(view, max(0, m.start() - 40), m.start())
+        if name is not None and (name.group(1) in _PATH_FUNCTIONS or name.group(1).startswith("copy")):
+            yield m.group(1)
 
 
 _CODE_ARGUMENTS = ("command", "cmd", "script", "shell", "code", "source", "program")
@@ -584,8 +698,8 @@ def _paths_in_code(views: tuple[str, ...], commands_only: bool) -> Iterator[tupl
     done: set[str] = set()  # shell segments read already (the views repeat one another)
     for v in views:
         if "(" in v:
-            for m in _PY_PATH_CALL.finditer(v):
-                yield m.group(1), True
+            for path in _path_calls(v):
+                yield path, True
             yield from _python_path_expressions(v)
         if _LONE_PATH.fullmatch(v):  # a path on its own: hidden, then handed to a command
             yield v, any(_WRITES_FILE.search(w) for w in views)  # (written if a file is)
@@ -625,6 +739,13 @@ def _generates_keys(call: ToolCall) -> bool:
     return any(_KEY_GENERATION.search(v) for v in _code_views(call))
 
 
+def _own_file(call: ToolCall, raw: str) -> bool:
+    """Whether `raw` is the file a write or a delete in the workspace is made on: a file
+    named like a credential (.env, a .pem) written or removed there exposes nothing (what
+    is written is read for secrets on its own)."""
+    return call.action_type in ("fs:write", "fs:delete") and raw == call.texts.get("path")
+
+
 def path_findings(call: ToolCall, _: tuple[str, ...]) -> Iterator[Finding]:
     for raw, written in dict.fromkeys(_paths(call)):  # each path once (views repeat them)
         if not raw or raw.startswith(("http", "-")):
@@ -636,7 +757,7 @@ def path_findings(call: ToolCall, _: tuple[str, ...]) -> Iterator[Finding]:
             continue
         if _SECRET_FILE.pattern.search(path.lower()) and not path.lower().endswith(  # (short: no hints)
                 (".example", ".sample", ".template", ".dist")) and not (
-                place == "workspace" and _generates_keys(call)):
+                place == "workspace" and (_generates_keys(call) or _own_file(call, raw))):
             yield _f("secrets.credential_file", f"touches a credential or key file: {path}")
         elif place == "sensitive":
             if written:
@@ -689,7 +810,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
         if _CREDENTIAL_COMMAND.search(v):
             yield _f("secrets.credential_command", "runs a command that hands out credentials")
             return
-        if ("://" in v or "169.254" in v) and any(is_metadata_host(h) for h in hosts_in(v)):
+        if ("://" in v or "169.254" in v) and any(is_metadata_host(h) for h in _hosts(v)):
             yield _f("secrets.instance_metadata", "asks the cloud metadata service, which hands "
                      "out the machine's credentials")
             return
@@ -773,7 +894,7 @@ def _endless_recursion(view: str) -> bool:
 
 def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     for v in views:
-        if _ABUSE.search(v) or _SELF_CALL.search(v) or _endless_recursion(v) or _huge_size(v) \
+        if _ABUSE.search(v) or _calls_itself(v) or _endless_recursion(v) or _huge_size(v) \
                 or _dd_size(v) >= HUGE:
             yield _f("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
             return
@@ -796,7 +917,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield _f("exfiltration.exposed", "opens the workspace or a service to the internet, or "
                  "makes data public")
         return
-    outside = sorted({h for v in views for h in hosts_in(v) if not is_internal(h, internal)})
+    outside = sorted({h for v in views for h in _hosts(v) if not is_internal(h, internal)})
     if outside and call.action_type not in ("comms:email", "comms:message") and any(
             _SECRET_VAR.search(v) for v in views):
         yield _f("exfiltration.secret_outside", f"sends a secret to {outside[0]}")
@@ -830,6 +951,32 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     elif any(re.search(r"[?&]\w+=(?:\$\(|`)|\$\(|`", u) for v in views for u in
              re.findall(r"\b(?:https?|ftp)://\S+", v)):
         yield _f("exfiltration.data_in_url", f"puts command output in a URL to {outside[0]}")
+
+
+def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Finding]:
+    """An outgoing message's words (see messages.py): a secret given in prose, an injected
+    instruction passed on, internal data for an outside address, privileges asked for."""
+    if call.action_type not in ("comms:email", "comms:message"):
+        return
+    names = [n for n in _TEXT_ARGUMENTS if n in call.arguments]
+    raw = "\n".join(call.text(n) for n in names)
+    view = "\n".join(v for n in names for v in call.argument_views[n])
+    if shares_secret(view):
+        yield _f("secrets.in_message", "writes a password, token or key into a message")
+        return
+    relay = relayed_injection(raw)
+    if relay is not None:
+        yield _f("injection.relayed", "passes on an injected instruction to its readers",
+                 block=relay == "order", tier=RiskTier.high)
+        return
+    to = call.text("to").lower() + " "
+    outside = sorted(h for h in hosts_in(to) if not is_internal(h, internal))
+    if outside and leaks_internal(raw, view):
+        yield _f("exfiltration.outside_mail", f"sends internal data or an encoded file to {outside[0]}")
+        return
+    if asks_privilege(view):
+        yield _f("privilege.requested", "asks for administrator or root privileges",
+                 block=False, tier=RiskTier.high)
 
 
 _SSN = fast_regex(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
@@ -871,9 +1018,16 @@ _DUMP_CONTENT = Hinted(fast_regex(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|
     "private key|aws_secret|password|passwd|secret|api|token|$(|`|user"))
 
 
+def _first_mark(task: str) -> re.Match[str] | None:
+    """The first marker of an injection in the task: the task's own list, or the markers
+    that only an injection uses (messages.py, shared with relayed messages)."""
+    marks = [m for m in (_INJECTION_MARK.search(task), injected_marker(task)) if m is not None]
+    return min(marks, key=lambda m: m.start()) if marks else None
+
+
 def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     task = call.task.lower()
-    mark = _INJECTION_MARK.search(task) if task else None
+    mark = _first_mark(task) if task else None
     if mark is None:
         return
     # the marker's own words are no payload (a task may quote "ignore previous instructions")
@@ -889,7 +1043,8 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     rare = {w for w in _WORD.findall(injected) if w not in _COMMON} - set(_WORD.findall(
         task[:max(0, mark.start() - 200)]))
     if len([w for w in rare if w in joined]) >= 2 or (
-            _STRONG_MARK.search(task) and _ORDER_AFTER.search(task, mark.end())
+            (_STRONG_MARK.search(task) or injected_marker(task))
+            and _ORDER_AFTER.search(task, mark.end())
             and call.action_type not in _LOOKING):
         yield _f("injection.task_instruction", "follows words of an instruction injected into "
                  "the task's text", block=False, tier=RiskTier.high)
@@ -933,6 +1088,9 @@ def _code_views(call: ToolCall) -> tuple[str, ...]:
     skip = set(_TEXT_ARGUMENTS) if call.action_type in ("comms:email", "comms:message") else set()
     if call.action_type == "fs:write" and _PROSE.search(call.text("path")):
         skip.add("content")
+    if call.action_type in ("fs:write", "fs:delete") and place_of(
+            resolve(call.text("path"), call.workspace), call.workspace) == "workspace":
+        skip.add("path")  # a file of the workspace's own (the path rules judge where it is)
     if call.action_type == "net:http":
         skip.add("body")
     seen: dict[str, None] = {}
@@ -948,10 +1106,20 @@ VIEW_SEPARATOR = "\n;\n"  # ends a line and a shell command: no pattern spans tw
 class JoinedViews(str):
     """Views as one text, a line each, and `hint_text`: the views that are no part of
     another (a hint in a part is in the whole), where hints are looked for in half the
-    characters."""
+    characters. The hosts the text names are worked out once (several families ask)."""
 
     hint_text: str
-    pairs: frozenset[str]
+    pairs: frozenset[int]
+    _hosts: set[str] | None = None
+
+    def hosts(self) -> set[str]:
+        if self._hosts is None:
+            self._hosts = hosts_in(self)
+        return self._hosts
+
+
+def _hosts(text: str) -> set[str]:
+    return text.hosts() if isinstance(text, JoinedViews) else hosts_in(text)
 
 
 def _joined(views: tuple[str, ...], within: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -967,22 +1135,27 @@ def _joined(views: tuple[str, ...], within: tuple[str, ...] = ()) -> tuple[str, 
             wholes += "\n" + v
     joined.hint_text = wholes
     outer = within[0] if within else None
-    joined.pairs = outer.pairs if isinstance(outer, JoinedViews) else \
-        frozenset(map(operator.add, wholes, wholes[1:]))
+    joined.pairs = outer.pairs if isinstance(outer, JoinedViews) else char_pairs(wholes)
     return (joined,)
 
 
 def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
-    """Every family's findings on the call, blocking ones first."""
+    """The families' findings on the call, blocking ones first. The families are asked in
+    a fixed order and the first blocking finding ends the search: the verdict is then a
+    denial for that finding's rule, whatever the later families would find."""
     views = _joined(call.all_views)
-    code = _joined(_code_views(call), within=views)
-    found: list[Finding] = list(secret_findings(call, views, code))
-    found.extend(path_findings(call, code))
-    found.extend(destructive_findings(call, code))
-    found.extend(privilege_findings(call, code, views))
-    found.extend(abuse_findings(call, code))
-    found.extend(injection_findings(call, views))
-    found.extend(network_findings(call, views, internal))
-    found.sort(key=lambda f: not f.block)
+    code_views = _code_views(call)  # (most calls: every view may be run)
+    code = views if code_views == call.all_views else _joined(code_views, within=views)
+    families = (lambda: secret_findings(call, views, code), lambda: path_findings(call, code),
+                lambda: destructive_findings(call, code),
+                lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code),
+                lambda: injection_findings(call, views),
+                lambda: network_findings(call, views, internal),
+                lambda: message_findings(call, internal))
+    found: list[Finding] = []
+    for family in families:
+        for f in family():
+            found.append(f)
+            if f.block:
+                return sorted(found, key=lambda f: not f.block)
     return found
-

@@ -151,11 +151,16 @@ MAX_TEXT = 20_000  # characters of an argument looked at (the rest is cut off, f
 _ESCAPED = re.compile(r"\\(.)", re.S)
 _ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
 # (patterns led by one literal character or class, with look-behinds after it: fast to search)
-_HEX_ESC = re.compile(r"\\\\*x[0-9a-fA-F]{2}(?:\\+x[0-9a-fA-F]{2})+")  # `\\x41` too: escaped again
+# (a lone escape too: `\\x2fetc\\x2fshadow` is /etc/shadow to printf and $'...')
+_HEX_ESC = re.compile(r"\\\\*x[0-9a-fA-F]{2}(?:\\+x[0-9a-fA-F]{2})*")  # `\\x41` too: escaped again
 _OCT_ESC = re.compile(r"\\\\*[0-7]{3}(?:\\+[0-7]{3})+")
+_ONE_OCT_ESC = re.compile(r"\\\\*0?[0-7]{3}")
+_READS_OCTAL = fast_regex(r"\bprintf\b|\$'|\becho\s+-\w*e")  # what reads a lone `\\056`
 _HEX_START = r"[0-9a-fA-F](?<![0-9a-zA-Z][0-9a-fA-F])[0-9a-fA-F]"  # two hex digits starting a word
 _HEX_RUN = re.compile(_HEX_START + r"(?:[0-9a-fA-F]{2}){4,}(?![0-9a-zA-Z])")
 _SHORT_HEX_RUN = re.compile(_HEX_START + r"(?:[0-9a-fA-F]{2})+(?![0-9a-zA-Z])")  # then `xxd -r`
+_SPACED_HEX = re.compile(_HEX_START + r"(?:[\s:][0-9a-fA-F]{2}){2,}(?![0-9a-zA-Z])")
+_HEX_GAP = re.compile(r"[\s:]")
 _B64_RUN = re.compile(r"[A-Za-z0-9+/](?<![A-Za-z0-9+/]{2})[A-Za-z0-9+/]{7,}={0,2}(?![A-Za-z0-9+/=])")
 _B64_URL_RUN = re.compile(r"[A-Za-z0-9_\-](?<![A-Za-z0-9_\-]{2})[A-Za-z0-9_\-]{15,}={0,2}(?![A-Za-z0-9_\-=])")
 _SUBST = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`|<\(([^()]*)\)")
@@ -188,12 +193,19 @@ def squash(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+_LAYOUT = str.maketrans("", "", "\n\t\r")
+
+
 def _printable(raw: bytes, shortest: int = 4) -> str | None:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if len(text) < shortest or sum(ch.isprintable() or ch in "\n\t\r" for ch in text) < 0.95 * len(text):
+    if len(text) < shortest:
+        return None
+    if text.isprintable() or text.translate(_LAYOUT).isprintable():
+        return text  # (most decoded text: no per-character count)
+    if sum(ch.isprintable() or ch in "\n\t\r" for ch in text) < 0.95 * len(text):
         return None
     return text
 
@@ -237,10 +249,15 @@ def _characters(numbers: str) -> str | None:
 
 def _escapes(text: str) -> Iterator[Blob]:
     """`\\x63\\x75` and `\\143\\165` runs, read in place as the shell or Python reads them."""
-    for pattern, digits, base in ((_HEX_ESC, _HEX_PAIR, 16), (_OCT_ESC, _OCTAL, 8)):
+    octal = _ONE_OCT_ESC if _READS_OCTAL.search(text) else _OCT_ESC
+    for pattern, digits, base in ((_HEX_ESC, _HEX_PAIR, 16), (octal, _OCTAL, 8)):
         for m in pattern.finditer(text):
             plain = bytes(int(n, base) & 0xFF for n in digits.findall(m.group())).decode("latin-1")
             readable = _printable(plain.encode(), 2) is not None and not _QUOTE_OR_ESCAPE.search(plain)
+            if len(plain) == 1:  # a lone escape: read in place when printable, else left
+                printable = plain.isprintable() and not _QUOTE_OR_ESCAPE.search(plain)
+                yield Blob(m.start(), m.end(), plain, plain if printable else None)
+                continue
             yield Blob(m.start(), m.end(), plain, plain if readable else BLOB_STUB)
 
 
@@ -268,11 +285,16 @@ def encoded_blobs(text: str) -> list[Blob]:
     for m in hex_run.finditer(text):
         if (plain := _printable(binascii.unhexlify(m.group()), 2)) is not None:
             found.append(_cut_if_long(m, plain))
+    if "xxd" in text or "fromhex" in text:  # (both read hex pairs apart: `2e 2e 2f`)
+        for m in _SPACED_HEX.finditer(text):
+            raw = binascii.unhexlify(_HEX_GAP.sub("", m.group()))
+            if (plain := _printable(raw, 2)) is not None:
+                found.append(_cut_if_long(m, plain))
     for pattern, decode in ((_B64_RUN, base64.b64decode), (_B64_URL_RUN, base64.urlsafe_b64decode)):
         for m in pattern.finditer(text):
             blob = m.group()
-            if blob.isalpha() and (blob.islower() or blob.isupper()):
-                continue  # a word, not a blob
+            if blob.islower() or (blob.isalpha() and blob.isupper()):
+                continue  # a word or a path, not a blob (base64 of text has capitals)
             try:
                 raw = decode(blob + "=" * (-len(blob) % 4))
             except (binascii.Error, ValueError):
@@ -422,7 +444,7 @@ def _forms(raw: str) -> list[str]:
 def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
     """The texts hidden in `raw`: decoded blobs, code inside code, text written backwards,
     percent-encoded and look-alike Unicode text."""
-    hidden = [b.plain for b in blobs] + inner_texts(raw)
+    hidden = [b.plain for b in blobs if len(b.plain) > 1] + inner_texts(raw)
     if "rev" in raw and _REV.search(raw):  # text written backwards, then turned round and run
         hidden += [(m.group(2) or m.group(4) or "")[::-1] for m in _REVERSED.finditer(raw)] \
             or [raw[::-1]]

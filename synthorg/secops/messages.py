@@ -1,0 +1,189 @@
+"""What an outgoing message (send_email, send_message) says: internal data, files or
+encoded blobs leaving for an outside address, secrets written out in prose, requests for
+privileges, and injected instructions passed on to the people and agents who read it.
+
+Messages are prose, so these checks read words, not commands; they run on a message's
+text only. Each is a plain function of the text (lower-cased views, or the raw text where
+line breaks or case matter), used by detectors.message_findings.
+"""
+
+from __future__ import annotations
+
+import re
+
+from synthorg.secops.normalise import decoded_blobs, fast_regex
+
+# ---- internal data leaving the company ------------------------------------------------------
+_INTERNAL_DATA = fast_regex(
+    r"\b(?:customer|client|user|employee|patient|member|subscriber|staff|contact|lead)s?'?\s+"
+    r"(?:data(?:base|set)?|list|records?|table|export|dump|details|e-?mails?|e-?mail addresses|addresses"
+    r"|phone numbers|info(?:rmation)?|pii|ssns?|credit cards?|card numbers|spreadsheet|csv)\b"
+    r"|\b(?:database|db|table|sql|data|full|production|prod)\s+(?:dump|export|backup|extract|snapshot)s?\b"
+    r"|\b(?:dump|export|backup|copy|extract)\s+of\s+(?:the\s+|our\s+)?(?:\w+\s+)?(?:database|db|tables?"
+    r"|customers|users|accounts|repo(?:sitory)?|codebase|source)\b"
+    r"|\b(?:source\s+code|codebase|source\s+tree|proprietary\s+code|internal\s+code)\b"
+    r"|\b(?:confidential|proprietary|internal[\s-]only|company[\s-]internal|trade\s+secrets?|under\s+(?:the\s+)?nda"
+    r"|not\s+for\s+(?:external\s+)?distribution)\b|\b(?:payroll|salar(?:y|ies)\s+(?:data|list|sheet|table))\b"
+    r"|\b(?:credentials|passwords|api\s+keys|private\s+keys?|ssh\s+keys?|access\s+tokens?|secret\s+keys?"
+    r"|auth\s+tokens?|env(?:ironment)?\s+(?:file|variables))\b")
+# what hands the data over, in the same sentence (not "manage your API keys in the dashboard")
+_HANDING = fast_regex(r"\b(?:attached|attaching|attachments?|enclosed|below|here\s+(?:is|are)|here's"
+                      r"|as\s+requested|sending|forwarding|find|including|copy\s+of|pasted)\b|^\W*:")
+# an email's confidentiality footer says "confidential" of itself
+_DISCLAIMER = fast_regex(r"\bthis\s+(?:e-?mail|message|communication)\b[^.]{0,80}\bconfidential"
+                         r"|\bconfidentiality\s+notice\b|\bintended\s+(?:solely\s+|only\s+)?for\s+the\s+(?:named\s+)?(?:recipient|addressee)")
+_NEGATED = re.compile(r"\b(?:no|not|without|never|excluding|redacted|anonymi[sz]ed|fake|dummy|sample)\b")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# an encoded file: a long base64 or hex run (text rarely has such runs; a URL's are no file)
+_BASE64_BLOB = re.compile(r"[A-Za-z0-9+/](?<![A-Za-z0-9+/]{2})[A-Za-z0-9+/]{39,}={0,2}")
+_HEX_BLOB = re.compile(r"[0-9a-fA-F](?<![0-9a-fA-F]{2})[0-9a-fA-F]{129,}")  # (longer than a hash)
+_SEPARATED = re.compile(r"[,;\t|]")
+ROWS = 3  # lines of separated fields that make a message a table of records
+ENCODED_TEXT = 12  # characters of text decoded from a message's blob that make it a hidden text
+
+
+def _encoded_blob(raw: str) -> bool:
+    """Text or a file hidden in an encoding: a run that decodes to text (a word or an id
+    does not), or a long base64 or hex run (a file)."""
+    if any(len(plain) >= ENCODED_TEXT for plain in decoded_blobs(raw)):
+        return True
+    for m in _BASE64_BLOB.finditer(raw):
+        blob = m.group()
+        word_start = max(raw.rfind(" ", 0, m.start()), raw.rfind("\n", 0, m.start())) + 1
+        if "://" in raw[word_start:m.end()]:
+            continue  # a link's path or token
+        if not blob.islower() and not blob.isupper() and not blob.isalpha():
+            return True  # (a base64 run mixes cases and digits; a long word does not)
+    return bool(_HEX_BLOB.search(raw))
+
+
+def _table(raw: str) -> bool:
+    """Rows of records: several lines with the same number (2 or more) of separators."""
+    counts = [len(_SEPARATED.findall(line)) for line in raw.splitlines()]
+    rows = [c for c in counts if c >= 2]
+    return len(rows) >= ROWS and max(rows.count(c) for c in set(rows)) >= ROWS
+
+
+def _hands_over(view: str) -> bool:
+    """A sentence that names internal data and hands it over (attached, below, `list:`)."""
+    for sentence in _SENTENCE_END.split(view):
+        for m in _INTERNAL_DATA.finditer(sentence):
+            if _NEGATED.search(sentence, max(0, m.start() - 16), m.start()):
+                continue  # "no customer data included"
+            if (_HANDING.search(sentence[:m.start()]) or _HANDING.search(sentence[m.end():])) \
+                    and not _DISCLAIMER.search(sentence):
+                return True
+    return False
+
+
+def leaks_internal(raw: str, view: str) -> bool:
+    """Internal data in a message for outside: records, source, credentials or anything
+    marked confidential handed over in it, a table of records, or an encoded file."""
+    return _hands_over(view) or _encoded_blob(raw) or _table(raw)
+
+
+# ---- secrets written out in prose -------------------------------------------------------------
+_TOKEN = fast_regex(
+    r"\beyj[a-z0-9_-]{10,}\.eyj[a-z0-9_-]{10,}\.[a-z0-9_-]{10,}"  # a JSON web token
+    r"|\b[rs]k_(?:live|test)_[a-z0-9]{16,}|\bnpm_[a-z0-9]{30,}|\bpypi-[a-z0-9_-]{30,}"
+    r"|\bhooks\.slack\.com/services/t[a-z0-9]+/b[a-z0-9]+/[a-z0-9]{16,}"
+    r"|\bdiscord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}"
+    r"|\bbearer\s+[a-z0-9._~+/=-]{20,}|\bauthorization:\s*(?:basic|bearer|token)\s+\S{12,}")
+# "the password is X", "root pw on db-1: X", "creds: admin / X": a value given for a secret
+_SECRET_WORD = (r"\b(?:password|passwd|passphrase|passcode|pw|pwd|pass|pin|creds?|credentials"
+                r"|login|secret|token|api key)\b")
+_NOT_A_VALUE = (r"(?:stored|kept|in|on|at|the|a|an|your|my|our|not|being|required|missing|expired|"
+                r"expiring|reset|changed|rotated|correct|wrong|incorrect|invalid|set|saved|managed|"
+                r"available|attached|below|here|same|ok|okay|fine|too|now|still|empty|blank|handled|"
+                r"shared|sent|weak|strong|long|short|hashed|encrypted|protected|secure|unchanged|"
+                r"updated|different|provided|needed|mandatory|optional|disabled|enabled|working|"
+                r"broken|fixed|valid|vault|1password|bitwarden|lastpass|tbd|n/a|none|null)\b")
+_GIVEN_SECRET = fast_regex(
+    _SECRET_WORD + r"(?!\s+(?:reset|policy|policies|field|hash|length|requirements?|rules?|manager|"
+    r"strength|expir\w*|change|rotation|prompt|form|flow|page|input|validation|check|screen))"
+    r"(?:\s+[\w.-]+){0,4}?\s*(?:\bis\b|:|=|->)\s*[\"'`]?(?!" + _NOT_A_VALUE + r")([^\s\"'`]{6,})"
+    r"|\b(?:login|creds?|credentials|account)\b[^.!?\n]{0,30}?[\w.@-]+\s*/\s*((?=\S*\d)\S{6,})")
+
+
+def _looks_secret(value: str) -> bool:
+    """A password, not a word: digits or symbols in it, or long."""
+    value = value.rstrip(".,;:!?)")
+    return len(value) >= 6 and (not value.isalpha() or len(value) >= 12)
+
+
+def shares_secret(view: str) -> bool:
+    if _TOKEN.search(view):
+        return True
+    return any(_looks_secret(m.group(1) or m.group(2) or "") for m in _GIVEN_SECRET.finditer(view))
+
+
+# ---- privileges asked for -------------------------------------------------------------------
+_PRIVILEGE = (r"(?:root|sudo|admin(?:istrator)?|superuser|owner|elevated|unrestricted|god[\s-]mode)\s+"
+              r"(?:access|rights|privileges?|permissions?|role|shell|password|account)\b")
+_ASKS_PRIVILEGE = fast_regex(
+    r"\b(?:add|put|make|grant|give|promote|elevate|upgrade|escalate|move)\b[^.?!\n]{0,50}?\b(?:to|into|in|as|an?)"
+    r"\s+(?:the\s+)?(?:sudoers?|sudo\s+group|wheel(?:\s+group)?|admins?\b|administrators?\b|root\b|superusers?\b"
+    r"|domain\s+admins|owners?\b|org\s+owners?|cluster-admin|db_owner|sysadmin)"
+    # privileges for the writer (or an agent), not a mention of who has them
+    r"|\b(?:grant|give|assign|get|enable|set\s+up)\s+(?:me|us|my\s+\w+|our\s+\w+|agent[\w-]*|the\s+agent|this\s+agent)"
+    r"\b[^.?!\n]{0,40}?\b" + _PRIVILEGE +
+    r"|\b(?:i|we)\s+(?:need|want|require|request|would\s+like)\b[^.?!\n]{0,30}?\b" + _PRIVILEGE)
+
+
+def asks_privilege(view: str) -> bool:
+    return bool(_ASKS_PRIVILEGE.search(view))
+
+
+# ---- instructions injected into a message -----------------------------------------------------
+# what only an injected instruction says (not "please review the instructions below")
+_INJECTED = fast_regex(
+    r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|my\s+|of\s+)*"
+    r"(?:previous|prior|above|earlier|preceding|original|other|existing|system|safety|security|initial)\s+"
+    r"(?:instructions?|directions?|rules?|guidelines?|guidance|prompts?|directives?|polic(?:y|ies)|constraints?)"
+    r"|\b(?:ignore|disregard|forget)\s+(?:all|any|your)\s+(?:instructions?|rules?|guidelines?|guidance|directives?"
+    r"|polic(?:y|ies)|constraints?)\b|\bdisregard\s+the\s+above\b"
+    r"|\[\s*(?:system|admin|inst)\s*\]|\b(?:system|admin|developer)\s*(?:prompt|override|message|note)\s*:"
+    r"|\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+)?(?:ai|agent|assistant|llm|model|bot)s?\b"
+    r"|\b(?:ai|agent|assistant|llm)s?\s*(?:note|instructions?|directive)\s*:"
+    r"|<\|im_start\|>|\[/?inst\]|###\s*(?:system|instructions?)\b|\byou\s+are\s+now\s+(?:in\s+)?(?:\w+\s+)?mode\b"
+    r"|\byour\s+(?:new|real|actual|true)\s+(?:task|goal|instructions?|objective)\b|\bsystem\s+override\b"
+    r"|\b(?:attention|dear|hey)\s*,?\s+(?:ai|agent|assistant|llm|bot)s?\b|\bif\s+you\s+are\s+an?\s+(?:ai|llm|"
+    r"language\s+model|assistant|agent|bot)\b|\bto\s+(?:the|any)\s+(?:ai|llm|agent|assistant|model|bot)"
+    r"(?:\s+(?:assistant|agent|model))?s?\s+(?:reading|processing|summari[sz]ing)\b"
+    r"|\b(?:ai|llm)s?\s+(?:agents?|assistants?|models?|reviewers?|bots?)\s+(?:reading|must|should|need|are)\b"
+    r"|\bregardless\s+of\s+(?:your|any|the|previous)\s+(?:instructions?|rules?)", re.M)
+# markers that are ordinary words in a message ("System: backup done", "New instructions:
+# the VPN moves on Monday") but, in a task's text, start an instruction to the agent
+_TASK_MARK = fast_regex(
+    r"^\s*system\s*:|\bsystem\s*:\s|\bnew\s+instructions?\s*:|(?:^|[\s'\"(\[])(?:ai|bot|assistant|agent)\s*[:,]\s"
+    r"|\b(?:hidden|embedded|secret)\s+(?:text|instructions?|note|message|prompt)\s*:"
+    r"|\b(?:ai|llm)\s+\w+?s?\s+(?:must|should|needs?\s+to|are\s+(?:required|instructed)\s+to)\b", re.M)
+
+
+def injected_marker(text: str) -> re.Match[str] | None:
+    """The first marker of an instruction injected into a (lower-case) task's text."""
+    marks = [m for m in (_INJECTED.search(text), _TASK_MARK.search(text)) if m is not None]
+    return min(marks, key=lambda m: m.start()) if marks else None
+
+
+_ORDER = fast_regex(
+    r"[^<>]{0,160}?\b(?:run|execute|send|upload|post|email|e-mail|forward|delete|remove|drop|grant|add|"
+    r"disable|push|write|copy|curl|wget|chmod|install|deploy|transfer|share|message|create|make|set|"
+    r"change|reset|give|open|expose|print|cat|read|fetch|download|export|dump|reveal|leak|wire|pay)\b")
+# a quote that opens (after a space or the line's start) and one that closes (before one):
+# an apostrophe inside a word (don't) is neither
+_OPENING_QUOTE = re.compile("(?:^|(?<=[\\s:(\\[]))[\"'`\u201c\u2018\u00ab]")
+_CLOSING_QUOTE = re.compile("(?<=\\S)[\"'`\u201d\u2019\u00bb](?=[\\s.,;:!?)]|$)")
+
+
+def relayed_injection(raw: str) -> str | None:
+    """"order" when a message passes on an injected instruction with an order in it,
+    "marker" for the marker alone, None when there is none or it is quoted (a message
+    about injections, as a security reminder, quotes what they say)."""
+    text = raw.lower()
+    for m in _INJECTED.finditer(text):
+        line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        if len(_OPENING_QUOTE.findall(line)) > len(_CLOSING_QUOTE.findall(line)):
+            continue
+        return "order" if _ORDER.match(text, m.end()) else "marker"
+    return None
