@@ -66,6 +66,10 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
         ensure_ray(address, dashboard=True)
     sim = Simulation(cfg, seed=seed, out=out, address=address, overwrite=overwrite,
                      approvals_record=approvals_record)
+    if cfg.policies.approvals.mode == "human" and approvals_record is None and not quiet:
+        console.print(f"[cyan]approvals:[/] a person decides them; while the run waits, see "
+                      f"`synthorg approvals list {escape(str(out))}` (a second Ctrl-C stops "
+                      "the run at once; `synthorg resume` finds what waits)", highlight=False)
     total = ticks or cfg.simulation.ticks
     try:
         with RunProgress(console, total, quiet) as progress:

@@ -72,6 +72,8 @@ def _spread(rows: np.ndarray, helpers: np.ndarray, time_off: np.ndarray) -> np.n
     return off
 _NO_ARGUMENTS = np.zeros(0, dtype=ARGUMENT_DTYPE)
 _NO_TEXT = np.zeros(0, dtype=np.uint8)
+_ON_CONFIDENCE = json.dumps({"tool": "", "rule": "confidence", "reason": (
+    "the agent's confidence in its next step is below the act threshold")})
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,6 +112,7 @@ class AgentGroup:
         self.secops = secops_tables(config)
         self.picker = CallPicker(config, self.secops, directory.agent_ids, key)
         self.guard = AutonomyGuard(config.policies.security.downgrade, self.global_ids)
+        self._why_cache: dict[tuple[int, int], str] = {}
         self.use(directory)
 
     def use(self, directory: OrgDirectory) -> None:
@@ -727,15 +730,26 @@ class AgentGroup:
         rows["status"] = ActionStatus.issued
         return rows
 
-    def _arguments(self, tick: int, issued: np.ndarray, approvals: bool = False
+    def _arguments(self, tick: int, issued: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
-        """The arguments of the tool calls among `issued` (approvals have none, unless
-        `approvals`: the calls they ask for), filled from their forms (in `value` until the
-        outcome): the side-table rows, their JSON texts, and the texts by call."""
-        calls = (issued if approvals or not len(issued)
-                 else take(issued, issued["executor"] != self.approvals))
+        """The arguments of the tool calls among `issued` (approvals have none), filled from
+        their forms (in `value` until the outcome): the side-table rows, their JSON texts,
+        and the texts by call."""
+        calls = take(issued, issued["executor"] != self.approvals) if len(issued) else issued
         if not len(calls):
             return _NO_ARGUMENTS, _NO_TEXT, {}
+        texts = self._filled(tick, calls)
+        encoded = [t.encode() for t in texts]
+        rows = np.zeros(len(calls), dtype=ARGUMENT_DTYPE)
+        rows["call"] = calls["call"]
+        rows["size"] = [len(b) for b in encoded]
+        rows["digest"] = [int.from_bytes(hashlib.blake2b(b, digest_size=8).digest(), "little")
+                          for b in encoded]
+        return (rows, np.frombuffer(b"".join(encoded), dtype=np.uint8),
+                dict(zip(calls["call"].tolist(), texts, strict=True)))
+
+    def _filled(self, tick: int, calls: np.ndarray) -> list[str]:
+        """Each call's arguments as JSON: its form (in `value`) filled for its agent and task."""
         d = self.dir
         local = calls["agent"] - self.lo
         types, depts = self.a.cur["type"][local].tolist(), self.dept[local].tolist()
@@ -748,43 +762,44 @@ class AgentGroup:
                       "department": d.dept_ids[k], "tick": tick}
             texts.append(json.dumps(forms.arguments(form, fields), sort_keys=True,
                                     separators=(",", ":")))
-        encoded = [t.encode() for t in texts]
-        rows = np.zeros(len(calls), dtype=ARGUMENT_DTYPE)
-        rows["call"] = calls["call"]
-        rows["size"] = [len(b) for b in encoded]
-        rows["digest"] = [int.from_bytes(hashlib.blake2b(b, digest_size=8).digest(), "little")
-                          for b in encoded]
-        return (rows, np.frombuffer(b"".join(encoded), dtype=np.uint8),
-                dict(zip(calls["call"].tolist(), texts, strict=True)))
+        return texts
 
     def _approval_contexts(self, tick: int, issued: np.ndarray) -> dict[int, str]:
-        """What the SecOps office parks with each approval asked for: the call the agent
-        wants to make (tool, filled arguments) and why SecOps escalated it, as JSON."""
+        """What the SecOps office parks with each approval asked for, as JSON: the call the
+        agent wants to make (tool, filled arguments) and why SecOps escalated it."""
         asked = take(issued, issued["executor"] == self.approvals)
-        table, forms = self.secops.verdicts, self.secops.forms
-        calls = take(asked, asked["value"] >= 0)
-        _, _, filled = self._arguments(tick, calls, approvals=True)
+        local = asked["agent"] - self.lo
+        charted = self.dir.autonomy[asked["agent"]]
+        held = np.maximum(charted - self.a.lowered[local], 0).tolist()
+        on_call = asked["value"] >= 0
+        filled = iter(self._filled(tick, take(asked, on_call)))
         contexts = {}
-        for row in asked:
-            call, form = int(row["call"]), int(row["value"])
-            local = int(row["agent"]) - self.lo
-            charted = int(self.dir.autonomy[row["agent"]])
-            if row["task"] == RESTORE_TASK:
-                contexts[call] = restore_context(charted - int(self.a.lowered[local]), charted,
-                                                 int(self.a.lowered_at[local]))
-                continue
-            if form < 0:
-                contexts[call] = json.dumps({"tool": "", "rule": "confidence", "reason": (
-                    "the agent's confidence in its next step is below the act threshold")})
-                continue
-            autonomy = max(charted - int(self.a.lowered[local]), 0)
-            rule = int(table.rule[form, autonomy, 0])
-            contexts[call] = json.dumps({
-                "tool": self.cfg.tools[int(forms.tool[form])].name,
-                "arguments": json.loads(filled[call]),
-                "rule": table.rule_ids[rule], "reason": table.reasons[(form, rule)],
-                "risk_tier": RiskTier(int(table.tier[form])).name})
+        for call, form, task, h, c, at, ok in zip(
+                asked["call"].tolist(), asked["value"].astype(np.int64).tolist(),
+                asked["task"].tolist(), held, charted.tolist(),
+                self.a.lowered_at[local].tolist(), on_call.tolist(), strict=True):
+            if task == RESTORE_TASK:
+                contexts[call] = restore_context(h, c, at)
+            elif not ok:
+                contexts[call] = _ON_CONFIDENCE
+            else:
+                contexts[call] = f'{self._why(form, h)}"arguments":{next(filled)}}}'
         return contexts
+
+    def _why(self, form: int, autonomy: int) -> str:
+        """The start of an approval's context: the call's tool and why SecOps escalated it
+        at this autonomy (worked out once per form and autonomy)."""
+        key = (form, autonomy)
+        head = self._why_cache.get(key)
+        if head is None:
+            table = self.secops.verdicts
+            rule = int(table.rule[form, autonomy, 0])
+            head = json.dumps({
+                "tool": self.cfg.tools[int(self.secops.forms.tool[form])].name,
+                "rule": table.rule_ids[rule], "reason": table.reasons[(form, rule)],
+                "risk_tier": RiskTier(int(table.tier[form])).name})[:-1] + ","
+            self._why_cache[key] = head
+        return head
 
     def _close(self, local: np.ndarray, tick: int, status: TaskStatus,
                reason: FailReason | np.ndarray, ev: EventBuffer, results: ResultBuffer) -> None:

@@ -66,13 +66,15 @@ class SecOpsOffice:
         if not len(requests):
             return []
         self.tick = max(self.tick, int(requests["tick"].max()))
+        if self._config.policies.approvals.mode == "seeded":
+            return self._seeded(requests, contexts)
         self.store.park(self._parked(requests, contexts))
         calls = requests["call"].tolist()
-        if self._config.policies.approvals.mode == "seeded":
-            return self._seeded(requests)
         return _outcomes(calls, await self._person(calls))
 
-    def _seeded(self, requests: np.ndarray) -> list[Outcome]:
+    def _seeded(self, requests: np.ndarray, contexts: list[str]) -> list[Outcome]:
+        """Decided as asked: parked with the decision (a call asked again after a rollback
+        keeps its row, with the same decision)."""
         policy = self._config.policies.approvals
         calls = requests["call"]
         granted = uniform(self._key, calls, 0, Stream.approval) < policy.approve_probability
@@ -82,10 +84,10 @@ class SecOpsOffice:
         granted &= ~(harmful & caught)
         answered = uniform(self._key, calls, 0, Stream.answer) < policy.answer_probability
         default = policy.on_timeout == "grant"
-        store = self.store
-        store.decide_many(calls[answered & granted].tolist(), True, "approver")
-        store.decide_many(calls[answered & ~granted].tolist(), False, "approver")
-        store.decide_many(calls[~answered].tolist(), default, "timeout")
+        decided = [("granted" if (g if a else default) else "rejected",
+                    "approver" if a else "timeout")
+                   for a, g in zip(answered.tolist(), granted.tolist(), strict=True)]
+        self.store.park(self._parked(requests, contexts, decided))
         ok, late = int(ActionStatus.succeeded), int(ActionStatus.timed_out)
         return [(ok, GRANTED if g else REJECTED) if a else (late, GRANTED if default else REJECTED)
                 for a, g in zip(answered.tolist(), granted.tolist(), strict=True)]
@@ -120,16 +122,23 @@ class SecOpsOffice:
             self.store.decide(c, got[c].status == "granted", got[c].decided_by, got[c].note)
         return got
 
-    def _parked(self, requests: np.ndarray, contexts: list[str]) -> list[ParkedCall]:
+    def _parked(self, requests: np.ndarray, contexts: list[str],
+                decided: list[tuple[str, str]] | None = None) -> list[ParkedCall]:
+        """The requests as parked calls. Built unvalidated (`model_construct`): they come
+        from the run's own groups, and a store's rows are validated when read back."""
         parked = []
-        for row, text in zip(requests, contexts, strict=True):
+        decided = decided or [("parked", "")] * len(requests)
+        for call, tick, due, agent, task, text, (status, by) in zip(
+                requests["call"].tolist(), requests["tick"].tolist(), requests["due"].tolist(),
+                requests["agent"].tolist(), requests["task"].tolist(), contexts, decided,
+                strict=True):
             context = json.loads(text) if text and text != "{}" else {}
-            parked.append(ParkedCall(
-                call=int(row["call"]), tick=int(row["tick"]), due=int(row["due"]),
-                agent=self._agent_ids[int(row["agent"])], task=int(row["task"]),
+            parked.append(ParkedCall.model_construct(
+                call=call, tick=tick, due=due, agent=self._agent_ids[agent], task=task,
                 tool=context.get("tool", ""), arguments=context.get("arguments", {}),
                 rule=context.get("rule", ""), reason=context.get("reason", ""),
-                risk_tier=context.get("risk_tier", "")))
+                risk_tier=context.get("risk_tier", ""), status=status, decided_by=by,
+                note=""))
         return parked
 
     def state(self) -> dict[str, int]:
