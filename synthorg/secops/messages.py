@@ -134,6 +134,27 @@ def asks_privilege(view: str) -> bool:
     return bool(_ASKS_PRIVILEGE.search(view))
 
 
+# ---- secrets asked for ------------------------------------------------------------------------
+_ASKS_SECRET = fast_regex(
+    r"\b(?:send|give|share|tell|dm|post|paste|provide|forward|reply\s+with|respond\s+with|ask\s+\w+\s+for|asking\s+\w+\s+for)"
+    r"\s+(?:me|us|it\s+to\s+me)?\s*(?:your|his|her|their|the)\s+(?:\w+\s+){0,2}?(?:passwords?|passcodes?|passphrases?"
+    r"|pins?|tokens?|api\s*keys?|credentials|creds|(?:2fa|mfa|otp|one-time|verification|recovery)\s+codes?|ssh\s+keys?"
+    r"|private\s+keys?|secret\s+keys?|access\s+keys?|aws\s+keys?|session\s+cookies?)\b")
+_REFUSED = re.compile(r"\b(?:never|not|don't|do\s+not|won't|will\s+not)\b[^.!?\n]{0,30}$")
+
+
+def asks_secret(view: str) -> bool:
+    """A message that asks its reader for a password, token or key (phishing), not one that
+    refuses to or quotes a phishing mail."""
+    return any(not _REFUSED.search(view, max(0, m.start() - 40), m.start()) and not _quoted(view, m.start())
+               for m in _ASKS_SECRET.finditer(view))
+
+
+def _quoted(text: str, at: int) -> bool:
+    line = text[text.rfind("\n", 0, at) + 1:at]
+    return len(_OPENING_QUOTE.findall(line)) > len(_CLOSING_QUOTE.findall(line))
+
+
 # ---- instructions injected into a message -----------------------------------------------------
 # what only an injected instruction says (not "please review the instructions below")
 _INJECTED = fast_regex(
@@ -141,7 +162,26 @@ _INJECTED = fast_regex(
     r"(?:previous|prior|above|earlier|preceding|original|other|existing|system|safety|security|initial)\s+"
     r"(?:instructions?|directions?|rules?|guidelines?|guidance|prompts?|directives?|polic(?:y|ies)|constraints?)"
     r"|\b(?:ignore|disregard|forget)\s+(?:all|any|your)\s+(?:instructions?|rules?|guidelines?|guidance|directives?"
-    r"|polic(?:y|ies)|constraints?)\b|\bdisregard\s+the\s+above\b"
+    r"|polic(?:y|ies)|constraints?)\b"
+    # everything said before, whatever it is called ("disregard the above alert" is no override)
+    r"|\b(?:ignore|disregard|forget)\s+(?:all\s+(?:of\s+)?|everything\s+|anything\s+)?(?:the\s+|that\s+)?(?:above"
+    r"|before\s+this|prior\s+(?:messages?|context))(?=\s*(?:[.,;:!\n]|and\b|then\b|$))"
+    r"|\b(?:ignore|disregard|forget)\s+(?:everything|anything|all|whatever)\s+(?:you\s+(?:were|have\s+been)\s+(?:told"
+    r"|given)|(?:written\s+|said\s+)?(?:above|before))"
+    r"|\b(?:ignore|disregard|forget|override)\s+(?:all\s+(?:of\s+)?)?(?:the|your)\s+(?:\w+\s+)?(?:instructions?|rules?"
+    r"|guidelines?|programming|training|system\s+prompt)\s+(?:you\s+(?:were|have\s+been)\s+given|you\s+(?:received|got)"
+    r"|above)\b|\b(?:ignore|disregard|forget|override)\s+your\s+(?:programming|training|system\s+prompt|safety)\b"
+    # limits declared gone, a persona without them, pseudo tags of a model's prompt format
+    r"|\byou\s+(?:no\s+longer\s+have|have\s+no|are\s+(?:no\s+longer\s+bound|not\s+bound|free\s+from))\s+(?:by\s+)?(?:any\s+)?"
+    r"(?:restrictions?|rules?|limits?|limitations?|guidelines?|filters?|constraints?)\b"
+    r"|\b(?:pretend|imagine)\s+(?:that\s+)?(?:you\s+are|to\s+be)\s+(?:an?\s+)?(?:unrestricted|unfiltered|jailbroken|uncensored"
+    r"|evil|rogue)\b|\bjailbreak\w*\b|\bdan\s+mode\b|\bdeveloper\s+mode\s+(?:enabled|on|activated)\b"
+    r"|<\s*/?\s*(?:system|sys|instructions?)\s*>|<<\s*/?\s*sys\s*>>|<\|(?:system|im_end|assistant)\|>"
+    # orders addressed to whatever AI reads the text
+    r"|\b(?:any|all|every|each)\s+(?:ai|llm)s?(?:\s+(?:agents?|assistants?|models?|systems?|bots?))?\s*(?:[:,]|\b(?:reading|processing"
+    r"|receiving|handling|that\s+reads?|who\s+reads?|must|should|needs?\s+to|are\s+(?:required|instructed)\s+to)\b)"
+    r"|\bto\s+(?:the|any|all)\s+(?:ai|llm|bot|model)s?(?:\s+(?:assistant|agent|model)s?)?\s+(?:triaging|handling|reviewing"
+    r"|parsing|analy[sz]ing)\b"
     r"|\[\s*(?:system|admin|inst)\s*\]|\b(?:system|admin|developer)\s*(?:prompt|override|message|note)\s*:"
     r"|\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+)?(?:ai|agent|assistant|llm|model|bot)s?\b"
     r"|\b(?:ai|agent|assistant|llm)s?\s*(?:note|instructions?|directive)\s*:"
@@ -155,7 +195,9 @@ _INJECTED = fast_regex(
 # markers that are ordinary words in a message ("System: backup done", "New instructions:
 # the VPN moves on Monday") but, in a task's text, start an instruction to the agent
 _TASK_MARK = fast_regex(
-    r"^\s*system\s*:|\bsystem\s*:\s|\bnew\s+instructions?\s*:|(?:^|[\s'\"(\[])(?:ai|bot|assistant|agent)\s*[:,]\s"
+    r"^\s*system\s*:|\bsystem\s*:\s|\bnew\s+instructions?\b|\byou\s+are\s+now\b|\bfrom\s+now\s+on\b"
+    r"|\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier"
+    r"|preceding|original|other|existing)\s+tasks?\b|(?:^|[\s'\"(\[])(?:ai|bot|assistant|agent)\s*[:,]\s"
     r"|\b(?:hidden|embedded|secret)\s+(?:text|instructions?|note|message|prompt)\s*:"
     r"|\b(?:ai|llm)\s+\w+?s?\s+(?:must|should|needs?\s+to|are\s+(?:required|instructed)\s+to)\b", re.M)
 
@@ -166,7 +208,8 @@ def injected_marker(text: str) -> re.Match[str] | None:
     return min(marks, key=lambda m: m.start()) if marks else None
 
 
-_ORDER = fast_regex(
+# an order to act after a marker (within a sentence or two)
+ORDER = fast_regex(
     r"[^<>]{0,160}?\b(?:run|execute|send|upload|post|email|e-mail|forward|delete|remove|drop|grant|add|"
     r"disable|push|write|copy|curl|wget|chmod|install|deploy|transfer|share|message|create|make|set|"
     r"change|reset|give|open|expose|print|cat|read|fetch|download|export|dump|reveal|leak|wire|pay)\b")
@@ -185,5 +228,5 @@ def relayed_injection(raw: str) -> str | None:
         line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
         if len(_OPENING_QUOTE.findall(line)) > len(_CLOSING_QUOTE.findall(line)):
             continue
-        return "order" if _ORDER.match(text, m.end()) else "marker"
+        return "order" if ORDER.match(text, m.end()) else "marker"
     return None

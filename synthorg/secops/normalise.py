@@ -290,17 +290,53 @@ def encoded_blobs(text: str) -> list[Blob]:
             raw = binascii.unhexlify(_HEX_GAP.sub("", m.group()))
             if (plain := _printable(raw, 2)) is not None:
                 found.append(_cut_if_long(m, plain))
-    for pattern, decode in ((_B64_RUN, base64.b64decode), (_B64_URL_RUN, base64.urlsafe_b64decode)):
-        for m in pattern.finditer(text):
-            blob = m.group()
-            if blob.islower() or (blob.isalpha() and blob.isupper()):
-                continue  # a word or a path, not a blob (base64 of text has capitals)
-            try:
-                raw = decode(blob + "=" * (-len(blob) % 4))
-            except (binascii.Error, ValueError):
-                continue
-            if (plain := _printable(raw)) is not None:
-                found.append(_cut_if_long(m, plain))
+    if "0x" in text or "0X" in text:
+        found += _prefixed_hex(text)
+    return found + _base64_blobs(text)
+
+
+# hex written with C's prefix, once (`0x2e2e2f`) or before every byte (`0x2e0x2e 0x2f`)
+_PREFIXED_HEX = re.compile(r"0[xX]([0-9a-fA-F]{2}(?:[\s,:]*0[xX][0-9a-fA-F]{2})+|(?:[0-9a-fA-F]{2}){2,})"
+                           r"(?![0-9a-zA-Z])")
+_HEX_PREFIX = re.compile(r"[\s,:]*0[xX]")
+
+
+def _prefixed_hex(text: str) -> list[Blob]:
+    """`0x`-led hex, read in place when it is text (a number such as 0xff00 is not)."""
+    found = []
+    for m in _PREFIXED_HEX.finditer(text):
+        plain = _printable(binascii.unhexlify(_HEX_PREFIX.sub("", m.group(1))), 2)
+        if plain is not None:
+            readable = not _QUOTE_OR_ESCAPE.search(plain) and m.end() - m.start() <= LONG_BLOB
+            found.append(Blob(m.start(), m.end(), plain, plain if readable else BLOB_STUB))
+    return found
+
+
+# where a base64 run may be: a run of both alphabets' characters and padding. One scan of
+# the text finds these few places; each alphabet's own pattern is then tried only there
+_B64_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_\-]{8,}")
+
+
+def _base64_blobs(text: str) -> list[Blob]:
+    found: list[Blob] = []
+    spans: set[tuple[int, int]] = set()  # a run of letters and digits only is both alphabets'
+    for candidate in _B64_CANDIDATE.finditer(text):
+        run, at = candidate.group(), candidate.start()
+        for pattern, decode in ((_B64_RUN, base64.b64decode), (_B64_URL_RUN, base64.urlsafe_b64decode)):
+            for m in pattern.finditer(run):
+                blob = m.group()
+                if blob.islower() or (blob.isalpha() and blob.isupper()):
+                    continue  # a word or a path, not a blob (base64 of text has capitals)
+                span = (at + m.start(), at + m.end())
+                if span in spans:
+                    continue
+                try:
+                    raw = decode(blob + "=" * (-len(blob) % 4))
+                except (binascii.Error, ValueError):
+                    continue
+                if (plain := _printable(raw)) is not None:
+                    spans.add(span)
+                    found.append(Blob(*span, plain, BLOB_STUB if span[1] - span[0] > LONG_BLOB else None))
     return found
 
 
@@ -330,7 +366,8 @@ def _ansi_c(text: str) -> str:
     return _ANSI_C.sub(unquote, text)
 
 
-_IFS = re.compile(r"\$\{IFS(?:[:#%/][^}]*)?\}|\$IFS(?:\$\d)?|\$\d(?![\d])|\$[@*](?![\w])")
+# (`$0` is not empty: it is the shell or script itself)
+_IFS = re.compile(r"\$\{IFS(?:[:#%/][^}]*)?\}|\$IFS(?:\$\d)?|\$[1-9](?![\d])|\$[@*](?![\w])")
 _PWD = re.compile(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`")
 
 
@@ -391,12 +428,18 @@ def inner_texts(text: str) -> list[str]:
                 else m.group(1)[3:-3] for m in _PY_STR.finditer(joined)]
     # a lone short word is a key or a name, not code
     found += [lit for lit in literals if len(lit) >= 12 or re.search(r"[\s/.;|&$<>]", lit)]
+    if _RUNS_COMMAND.search(joined):  # except the command a shell is given: `run("env", shell=True)`
+        found += [m.group(2) for m in _RUNS_COMMAND.finditer(joined)]
     if len(literals) > 1:
         found.append(" ".join(literals))  # a command given as a list of words
     chars = _CHR.findall(text)
     if len(chars) >= 2:
         found.append("".join(chr(int(c)) for c in chars if int(c) < 256))
     return found
+
+
+_RUNS_COMMAND = fast_regex(r"\b(?:system|popen|getoutput|getstatusoutput|spawn\w*|execl?p?e?|run|call"
+                           r"|check_output|check_call)\(\s*[rbuf]{0,2}([\"'])([\w-]{1,11})\1")
 
 
 def strip_sql_comments(text: str) -> list[str]:

@@ -1,0 +1,148 @@
+"""The secrets family: credential files, commands that print credentials, secret values
+and variables written out, the environment dumped, the cloud metadata service asked."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.detectors.call_views import code_views
+from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
+from synthorg.secops.detectors.sql import selects_secrets
+from synthorg.secops.normalise import fast_regex
+from synthorg.secops.places import is_metadata_host
+
+SECRET_FILE = Hinted(fast_regex(
+    r"(?:\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|authorized_keys|known_hosts|\.aws/(?:credentials|config)"
+    r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
+    r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b|credentials\.(?:json|ya?ml|csv|txt)"
+    r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
+    r"|\.zsh_history|/proc/(?:self|\d+|\*)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
+    r"|\.(?:pem|p12|pfx|jks|keystore)\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
+    r"|(?<![\w.-])\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?(?![\w.-])"
+    r"|\.\w*_history\b|\b(?:prod|production|staging|live|secrets?)\.env\b|\.config/(?:google-chrome|chromium)/"
+    r"|\bwallet\.dat\b|\.key(?![\w.-])|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
+    r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
+    r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
+    r"|\.tfstate\b|\.tfvars\b|\bwp-config\.php\b|\bdebian\.cnf\b|\.my\.cnf\b|\.htpasswd\b|\.keychain(?:-db)?\b)"), (
+    ".ssh|id_|authorized_key|known_hosts|.aws|/etc/|.netrc|.pgpass|.git-credentials|.docker|.kube|"
+    "kubeconfig|credentials.|secret|.vault|.npmrc|.pypirc|history|environ|/var/run/secrets|service|"
+    ".pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key|.config/gh|.azure|"
+    "application_default|/etc/kubernetes|.terraform.d|.boto|.s3cfg|rclone|.password-store|logins|"
+    "login data|keyrings|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain"))
+# commands whose output is a credential: they hand out tokens, keys or secret values
+_CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential
+    ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b[^;&|]*\s-o"
+                r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
+    ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
+    ("aws ", r"\baws configure (?:get|export-credentials)\b|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"
+             r"|get-parameters?\b[^;&|]*--with-decryption|create-access-key)\b"),
+    ("print-access|print-identity|get-access-token", r"\bgcloud\b[^;&|]*\bprint-(?:access|identity)-token|\baz account get-access-token\b"),
+    ("vault ", r"\bvault (?:kv get|read|token create|print token)\b"),
+    ("gh auth", r"\bgh auth token\b|\bgh auth status\b[^;&|]*(?:-t\b|--show-token)"),
+    ("credential", r"\bgit credential(?:-\w+)? (?:fill|get)\b|\bcredential\.helper\b"),
+    ("docker|podman", r"\b(?:docker|podman) inspect\b[^;&]*(?:\benv\b|\|\s*(?:e?grep|rg|jq)\b[^;&|]*(?:pass|secret|token|key|cred))|\b(?:docker|podman)\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
+    ("security |heroku|npm token|op read|op item|doctl auth|vercel env",
+     r"\bsecurity (?:find-(?:generic|internet)-password|dump-keychain)\b|\bheroku auth:token\b|\bheroku config\b(?!:set)|\bnpm token (?:list|create)\b"
+     r"|\bop (?:read|item get)\b|\bdoctl auth\b|\bvercel env pull\b"),
+    # password stores and secret managers: what they print is the secret
+    ("secret-tool|pass |bw |lpass|keyring|sops|ansible-vault|doppler|chamber|secrets versions|keyvault",
+     r"\bsecret-tool (?:lookup|search)\b|(?:^|[;&|(`]\s*)pass (?:show )?[\w-]+/|\bbw get\b|\blpass show\b"
+     r"|\bkeyring get\b|\bsops (?:-d|--decrypt)\b|\bansible-vault (?:view|decrypt)\b|\bdoppler secrets\b"
+     r"|\bchamber (?:read|export)\b|\bgcloud secrets versions access\b|\baz keyvault (?:secret|key) (?:show|download)\b"),
+    # infrastructure state and release values hold every secret the infrastructure uses
+    ("terraform|tofu|helm get|describe secret|history --no-trunc",
+     r"\b(?:terraform|tofu) (?:state (?:pull|show)|output)\b|\bhelm get (?:values|all|manifest)\b"
+     r"|\bkubectl\b[^;&|]*\bdescribe secrets?\b|\b(?:docker|podman) history\b[^;&|]*--no-trunc"),
+    # a connection string printed: it holds the database's password
+    ("database_url|db_url|dsn|connection_string",
+     r"\b(?:echo|printf)\b[^;&|]*\$\{?(?:\w*_)?(?:database_url|db_url|dsn|connection_string)\b"
+     r"|\bprintenv\s+(?:\w*_)?(?:database_url|db_url|dsn|connection_string)\b"),
+    # the repository's history searched for the secrets once committed to it
+    ("git ", r"\bgit (?:log|show|diff|grep)\b[^;&]*(?:\s-[sg]\s*[\"']?|\|\s*(?:e?grep|rg)\b[^;&|]*)"
+             r"[^;&|]*(?:passw|secret|token|api_?key|credential)"),
+    ("get_credentials|get_secret_value|frozen_credentials|keyring.get_password",
+     r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
+    ("/run/secrets/|/v1/secret/|/v1/sys/raw|ssh_auth_sock=", r"/run/secrets/|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/"),
+    ("secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec",
+     r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
+    ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
+    ("history", r"(?:^|[;&|(`]\s*)history\b(?!\s+-[cdw]\b)"),  # the shell's history: typed passwords
+))
+SECRET_VALUE = Hinted(fast_regex(
+    r"\bakia[0-9a-z]{16}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
+    r"|\bsk-[a-z0-9_\-]{20,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
+    r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}"
+    r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key)\s*(?:is|[:=])\s*[\"']?"
+    r"(?!request|os\.|getpass|input|none|null|env|config|settings|self\.|\$\{|<|\{)"
+    r"(?=[\w!@#$%^&*+/=\-]*\d)(?=[\w!@#$%^&*+/=\-]*[a-z])[\w!@#$%^&*+/=\-]{8,}"), (
+    "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access"))
+SECRET_VAR = fast_regex(
+    r"\$\{?[a-z0-9_]*(?:secret|token|passw(?:or)?d|api_?key|access_key|private_key|credential)[a-z0-9_]*"
+    r"|\$\{?[a-z0-9_]+_(?:pass|pw|pwd|sk|dsn|auth)\b"  # $DB_PASS, ${STRIPE_SK} ($PWD is the directory)
+    r"|\b(?:environ\s*\[|getenv\s*\(|environ\.get\s*\()\s*[\"']?[a-z0-9_]*(?:secret|token|passw(?:or)?d|"
+    r"api_?key|access_key|private_key|credential)"
+    r"|\bprintenv\s+[a-z0-9_]*(?:secret|token|passw|key|credential)")
+_SECRET_SHOWN = fast_regex(r"(?:^|[\s;&|(])(?:echo|printf|printenv|print|cat|log\w*\.\w+|console\.log"
+                           r"|write|puts|tee)\b|>>?|\bprint\(")
+_SECRET_ELSEWHERE = Hinted(fast_regex(
+    r"169\.254\.169\.254|\bmetadata\.google\.internal\b|/latest/meta-data|/computemetadata/"
+    r"|\bselect\b[^;]*\b(?:password\w*|passwd|pwd_hash|\w*api_token\w*|\w*secret\w*|access_token|"
+    r"refresh_token|private_key|ssn|social_security\w*|credit_card\w*|card_number|cvv|totp_seed)\b[^;]*\bfrom\b"
+    r"|\bunion\s+(?:all\s+)?select\b[^;]*\b(?:password|passwd|secret|token)"
+    r"|://[^/\s:@\"']+:(?!(?:password|passw0rd|pass|secret|changeme|change-me|example|placeholder|dummy|redacted|x{3,}|\*+|<[^>@]*>|\$\{?\w+\}?|your[_-]?\w*)@)[^/\s@\"']{6,}@[\w.\-]+|\broot password\b|\b(?:password|passphrase|secret|token|api key|"
+    r"credentials?)\b[^.\n]{0,60}?[:=]\s*[\"']?(?=[\w!@#$%^&*+\-]*\d)(?=[\w!@#$%^&*+\-]*[a-z])[\w!@#$%^&*+\-]{10,}"), (
+    "169.254|metadata|select|://|root password|password|passphrase|secret|token|api key|credential"))
+ENV_DUMP = Hinted(fast_regex(
+    r"(?:^|[;&|(]\s*|\bsudo )(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
+    r"|\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get))"
+    r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b"), (
+    "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen"))
+
+# commands that make new keys and certificates: the key files they name are their output
+KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)\b|\bssh-keygen\b"
+                             r"|\bkeytool\b[^;&|]*-genkey|\bmkcert\b|\bcfssl\b|\bstep certificate create\b")
+
+
+def generates_keys(call: ToolCall) -> bool:
+    return any(KEY_GENERATION.search(v) for v in code_views(call))
+
+
+# what a metadata service's address holds, in any of the forms places.canonical_host reads
+# (169.254.169.254, a name, a whole number, hex or octal parts): most calls need no hosts
+_METADATA_HINT = fast_regex(r"169\.254|metadata|100\.100\.100\.200|fd00:ec2|://(?:[^/\s@]*@)?(?:0|\d{9,}|\[)")
+
+
+def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...]
+                    ) -> Iterator[Finding]:
+    """Secrets in anything the call carries; credential files and the environment where
+    the call runs something (a message may name a .pem file without touching one)."""
+    for v in views:
+        if SECRET_VALUE.search(v) or _SECRET_ELSEWHERE.search(v):
+            yield finding("secrets.secret_value", "carries or reads what looks like a secret (a key, "
+                          "token, password or sensitive column)")
+            return
+    if call.action_type == "db:query" and any(selects_secrets(v) for v in code if "select" in v):
+        yield finding("secrets.secret_column", "reads a column or table of secrets")
+        return
+    for v in code:
+        if _CREDENTIAL_COMMAND.search(v):
+            yield finding("secrets.credential_command", "runs a command that hands out credentials")
+            return
+        if _METADATA_HINT.search(v) and any(is_metadata_host(h) for h in hosts_of(v)):
+            yield finding("secrets.instance_metadata", "asks the cloud metadata service, which hands "
+                          "out the machine's credentials")
+            return
+        if SECRET_FILE.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
+                r"\.env\.(?:example|sample|template)", v) and not KEY_GENERATION.search(v):
+            yield finding("secrets.credential_file", "names a credential or key file")
+            return
+        dump = ENV_DUMP.search(v)
+        if dump and not re.search(r"\|\s*grep\b(?![^|;&]*(?:key|secret|token|pass|aws|cred|auth))",
+                                  v[dump.start():]):
+            yield finding("secrets.environment_dump", "dumps the environment, where secrets live")
+            return
+        if SECRET_VAR.search(v) and _SECRET_SHOWN.search(v):
+            yield finding("secrets.exposed_variable", "prints or writes out a secret variable")
+            return

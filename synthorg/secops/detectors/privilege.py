@@ -1,0 +1,113 @@
+"""The privilege family: sudo and its kin, setuid bits, sudoers and persistence, container
+escapes, cloud and cluster roles, SQL grants (sql.py), and privileges asked for in words."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from synthorg.domain.enums import RiskTier
+from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, joined
+from synthorg.secops.detectors.sql import SQL_PRIVILEGE_PARTS
+from synthorg.secops.normalise import fast_regex
+
+# becoming root (or another user) for the command run now
+_AS_ROOT_NOW = (  # (hints, pattern)
+    ("sudo|doas|pkexec|runas",
+     r"(?:^|[;&|(`]\s*|\b(?:xargs|nohup|exec|time|env|then|do|else|-c)\s+)(?:sudo|doas|pkexec|runas)\b|\bsudo\s*-[a-z]*[isu]"
+     r"|(?:^|[;&|(`]\s*)(?:[a-z_][a-z0-9_]*=\S*\s+)+(?:sudo|doas|pkexec)\b"),  # VAR=... sudo
+    ("which|command -v|type -p",  # sudo run by the path a lookup gives: $(which sudo) -u root sh
+     r"(?:\$\(|`)\s*(?:which|command -v|type -p)\s+(?:sudo|doas|pkexec|su)\s*(?:\)|`)"),
+    ("/sudo|/doas|/pkexec|/su|sh -p",
+     r"(?:^|[;&|(`]\s*)/[\w./-]*/(?:sudo|doas|pkexec|su)(?:\s|$)|\b(?:ba|da|z|k)?sh\s+(?:-\w+\s+)*-p\b"),
+    ("su -|su root|su;|su |su&|su|",
+     r"(?:^|[;&|(`]\s*)su(?:\s+-|\s+root\b|\s+-c\b|\s*$|\s*[;&|])"),
+    ("passwd|useradd|adduser|usermod|groupadd|gpasswd|newgrp|vipw|sg |net ",
+     r"(?:^|[\s;&|])(?:passwd|chpasswd|useradd|adduser|usermod|groupadd)\b|\b(?:gpasswd|newgrp|vipw)\b"
+     r"|\bsg\s+(?:root|docker|sudo|wheel)\b|\bnet\s+(?:localgroup|group)\s+\S*admin\S*\s+\S+\s+/add"),
+    # tools whose work is to run as another user or with other capabilities
+    ("runuser|setpriv|capsh|systemd-run|machinectl|unshare",
+     r"\b(?:runuser|setpriv|capsh)\b|\bsystemd-run\b[^;&|]*--uid[= ]?(?:0|root)\b|\bmachinectl\b[^;&|]*\b(?:shell|login)\b"
+     r"|\bunshare\b[^;&|]*\s-[a-z]*r"),
+)
+# privileges that last: setuid bits, sudoers, keys, persistence, container escapes, roles
+_LASTING = (
+    ("chmod|chown|chgrp|-perm|getcap",
+     r"\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s|0?[2467][0-7]{3})\b|\bchown\s+(?:-\w+\s+)*root\b"
+     r"|\bchgrp\s+(?:-\w+\s+)*(?:root|sudo|wheel)\b|-perm\s+[-/]?(?:[ug]=s|[246]000|\+s)\b|\bgetcap\s+-r\b"),
+    ("visudo|sudoers|setcap|nsenter|docker.sock|authorized_keys|cap_setuid|polkit|ld_preload|ld.so.preload|"
+     "insmod|modprobe|/etc/|.ssh/rc|bashrc|.profile|:2375|:2376|:10250|:2379",
+     r"\bvisudo\b|/etc/sudoers|\bsetcap\b|\bnsenter\b|/var/run/docker\.sock|\bauthorized_keys\b|\bcap_setuid\b"
+     r"|\bpolkit\b|\bld_preload\b|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
+     r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
+     r"|/etc/cron|/etc/systemd/|/etc/init\.d/|/etc/profile\.d/|/etc/environment\b|\.ssh/rc\b|\bbashrc\b|\.profile\b"
+     r"|:(?:2375|2376|10250|2379)/"),
+    ("setuid|seteuid|setreuid|setresuid|setgid(0|chown(|chmod(|s_isuid|s_isgid|privileged",
+     r"\bos\.set(?:e|re|res)?uid\(|\bos\.setgid\(0|\bctypes\b[^;]*\bsetuid\(|\bl?chown\(\s*[^,()]+,\s*0\s*,"
+     r"|\bchmod\([^()]*,\s*0o?[2467][0-7]{3}\b|\bstat\.s_is[ug]id\b|\bsecurity\.privileged[= ]\s*true\b"),
+    ("cron|systemctl|launchctl|update-rc|chkconfig",
+     r"\bcrontab\b[^;&|]*@reboot|\bsystemctl enable\b|\|\s*crontab\s+-?\s*(?:$|[;&|)])"
+     r"|\bcrontab\s+(?!-[lre]\b)[\w./~-]+\s*(?:$|[;&|)])|\b(?:launchctl load|update-rc\.d|chkconfig \S+ on)\b"),
+    ("privileged|/:/|pid=host|pid host|cap-add|-u 0|-u root|-u=0|--user|security-opt|=host| host|device|"
+     "--mount|hostpid|hostnetwork|hostipc|hostpath",
+     r"--privileged\b|\s-v\s*/:/|--pid[= ]host|--cap-add[= ](?:all|sys_admin|sys_ptrace|sys_module|sys_rawio)"
+     r"|\b(?:docker|podman|kubectl)\b[^;&|]*\bexec\b[^;&|]*\s(?:-u|--user)[= ]?(?:0|root)\b|--user[= ](?:0|root)\b"
+     r"|--security-opt[= ](?:apparmor|seccomp)[=:]unconfined|--(?:userns|ipc|uts|net|network)[= ]host\b(?=[^;&|]*--privileged)"
+     r"|--(?:userns|ipc|uts)[= ]host|--device[= ]/dev/(?:sd|nvme|mem|kmem)"
+     r"|--mount\s+type=bind,\s*(?:source|src)=/(?:,|\s|$)|\bprivileged:\s*true|\bhost(?:pid|network|ipc):\s*true"
+     r"|\bhostpath:\s*\{?\s*path:\s*/(?:\s|$|,|\})"),
+    ("cluster-admin|iam|role assignment|--as|sts |rolebinding|kubectl|systemctl",
+     r"\bkubectl\b[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b"
+     r"|\bkubectl\b[^;&|]*\b(?:run|patch|create)\b[^;&|]*(?:--privileged|[\"']?(?:privileged|hostpid|hostnetwork)[\"']?\s*:\s*true)"
+     r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]*\b(?:attach|put)-[\w-]*policy\b"
+     r"|\biam\b[^;&|]*\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"
+     r"|\badd-iam-policy-binding\b[^;&|]*roles/(?:owner|editor|[\w.]*admin)|\baz role assignment create\b"
+     r"|--as[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]*admin"),
+    # the kernel's hooks a container escape or a rootkit goes through
+    ("release_agent|notify_on_release|core_pattern|/proc/sys/|sysctl|kexec|node/",
+     r"\brelease_agent\b|\bnotify_on_release\b|/proc/sys/kernel/(?:core_pattern|modprobe)|>\s*/proc/sys/"
+     r"|\bsysctl\b[^;&|]*(?:\s-w\b|\s[a-z_]+\.[\w.]+=)|\bkexec\b|\bkubectl\b[^;&|]*\bdebug\b[^;&|]*\bnode/"),
+    ("linpeas|linenum|lse.sh|exploit|pspy|pwnkit|dirty|peass|beroot|gtfobins",
+     r"\b(?:linpeas|linenum|lse\.sh|linux-exploit-suggester|pspy\d*|pwnkit|dirtycow|dirtypipe|peass|beroot|gtfobins)\b"),
+)
+_PRIVESC = AnyOf((*_AS_ROOT_NOW, *_LASTING, *SQL_PRIVILEGE_PARTS))
+# a file written is not run now: only what would make privileges last counts in it
+_PRIVESC_WRITTEN = AnyOf(_LASTING)
+
+
+_PRIV_GRANT = Hinted(fast_regex(
+    r"\b(?:role|roles|is_admin|is_superuser|is_staff|superuser|permissions?|privileges?|access_level|"
+    r"group|groups|scopes?)\b[\"']?\s*[=:]\s*\[?\s*[\"']?(?:admin\w*|super\w*|root|owner|org-admin|true|1|all|\*)(?![\w-])"
+    r"|\"role\"\s*:\s*\"[\w-]*(?:admin|owner|root|super)"
+    r"|\b(?:add|put|make)\s+me\b.{0,40}\b(?:sudo\w*|admins?|root|owners?|wheel)\b"
+    r"|\b(?:give|grant|send)\s+me\b.{0,40}\b(?:sudo|admin|root|owner|superuser)"
+    r"|\b(?:disable|turn\s+off|bypass|skip|remove)\s+(?:the\s+)?(?:2fa|mfa|two-factor|sso|audit\w*|"
+    r"logging|monitoring|firewall|antivirus|edr|security\s+(?:checks?|scan\w*|review))\b"
+    r"|/roles?/(?:assign|grant|add)|/(?:admins?|sudoers)(?:/|$)|\baccess_level\W+(?:40|50)\b"), (
+    "role|admin|superuser|staff|permission|privilege|access_level|group|me |2fa|mfa|factor|sso|audit|"
+    "logging|monitoring|firewall|antivirus|edr|security|sudoers|access_level"))
+
+
+# source and test files name roles as data (`user.role = 'admin'` in a test)
+_SOURCE_FILE = fast_regex(r"\.(?:py|pyi|js|jsx|ts|tsx|go|rb|java|kt|rs|php|cs|scala|swift)$|(?:^|/)(?:tests?|spec|fixtures)/")
+
+
+def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...] = ()
+                       ) -> Iterator[Finding]:
+    if call.action_type == "fs:write":
+        yield from _written_privilege(call, code, views)
+        return
+    if any(_PRIVESC.search(v) for v in code) or any(
+            _PRIV_GRANT.search(v) for v in views or joined(call.all_views)):  # asked for in words too
+        yield finding("privilege.escalation", "seeks privileges the agent does not hold")
+
+
+def _written_privilege(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
+                       ) -> Iterator[Finding]:
+    """A file written: lasting privileges in it are denied; roles granted in a config file
+    are for a person to judge (in source and tests they are data)."""
+    if any(_PRIVESC_WRITTEN.search(v) for v in code):
+        yield finding("privilege.escalation", "writes a file that grants lasting privileges")
+    elif not _SOURCE_FILE.search(call.text("path").lower()) and any(_PRIV_GRANT.search(v) for v in views):
+        yield finding("privilege.escalation", "writes a file that grants privileges", block=False,
+                      tier=RiskTier.high)

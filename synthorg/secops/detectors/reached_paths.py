@@ -1,0 +1,190 @@
+"""The paths a call reaches, as written: the path argument, paths in shell commands (after
+a command's verb, joined to where `cd` went), in code's calls and path expressions, in
+file:// URLs and in SQL that reads or writes files."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+
+from synthorg.secops.calls import ToolCall
+from synthorg.secops.detectors.sql import SQL_FILE
+from synthorg.secops.normalise import fast_regex, words
+from synthorg.secops.places import READABLE_PATHS
+
+_SEGMENT = fast_regex(r"\|\||&&|[;|&\n]|\$\(|\)|`")
+_PATHLIKE = fast_regex(r"(?:^|(?<=[\s=>(,\[\"']))(~?/[^\s\"'`;|&<>(),\]]*|\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?"
+                       r"|(?:[\w.\-]+/)+\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?)")
+_REDIRECT = fast_regex(r"(?:\d?>>?|>\|)\s*([^\s;|&]+)")
+
+
+_BIN_DIRS = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/")
+_READABLE = tuple(p + "/" for p in READABLE_PATHS)
+_INSPECTING_VERBS = frozenset(words("""ls stat file getcap ldd sha256sum sha1sum md5sum b2sum
+strings readlink which du wc cmp diff objdump nm readelf cat head tail"""))
+_WORKING_DIR = fast_regex(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\{?pwd\}?(?!\w)")
+
+
+_MOUNT_SOURCE = re.compile(r"(?:^|,)(?:source|src)=([^,]+)")
+
+
+def _mounted_host_paths(segment: list[str]) -> list[str]:
+    """The host side of a container command's mounts: `-v /etc:/x`, `--volume=/etc:/x`,
+    `--mount type=bind,source=/etc,target=/x`."""
+    found = []
+    for i, word in enumerate(segment[1:], 1):
+        option, _, value = word.partition("=")
+        if option in ("-v", "--volume", "--mount") and not value and i + 1 < len(segment):
+            value = segment[i + 1]
+        if option in ("-v", "--volume"):
+            found.append(value.split(":", 1)[0])
+        elif option == "--mount":
+            found += _MOUNT_SOURCE.findall(value)
+    return found
+
+
+def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | None = None
+                    ) -> Iterator[tuple[str, bool]]:
+    """(path, written) for the paths a shell command names after its verb (a command's own
+    path, as in `/usr/bin/env python`, is not a place it reaches), relative ones joined to
+    the directory `cd` moved to. `commands_only`: only in segments that start with a known
+    command (a view of code, not of a shell line). `done`: segments already read in this
+    call's other views (views repeat most of each other), skipped unless after a `cd`."""
+    view = _WORKING_DIR.sub(".", view) if "pwd" in view else view
+    if not commands_only:
+        for m in _REDIRECT.finditer(view):
+            yield m.group(1), True
+    cwd = ""
+    for text in _SEGMENT.split(view):
+        segment = text.split()
+        if not segment:
+            continue
+        if done is None or cwd or text not in done:
+            yield from _segment_paths(segment, cwd, commands_only)
+            if commands_only and ">" in text and segment[0].rsplit("/", 1)[-1] in _COMMANDS:
+                for m in _REDIRECT.finditer(text):  # a command in code writes where it redirects
+                    yield m.group(1), True
+            if done is not None and not cwd:
+                done.add(text)
+        if segment[0] == "cd" and len(segment) > 1:
+            cwd = posixpath.join(cwd, segment[1])
+
+
+def _segment_paths(segment: list[str], cwd: str, commands_only: bool
+                   ) -> Iterator[tuple[str, bool]]:
+    verb = segment[0]
+    if commands_only and verb.rsplit("/", 1)[-1] not in _COMMANDS:
+        return
+    if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS):
+        yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
+    writes = verb in _WRITING_VERBS or verb.endswith("rm")
+    args = segment[1:]
+    if verb in ("docker", "podman"):  # container paths are not the host's: only mounts' host side
+        args = _mounted_host_paths(segment)
+    elif verb in _TEXT_VERBS:  # (and where `--git-dir=/...`-like options point)
+        args = [w.split("=", 1)[-1] for w in args if w.split("=", 1)[-1].startswith(("/", "~", ".."))
+                and (w.startswith(("/", "~", "..")) or w.startswith("--")) and verb not in ("echo", "printf")]
+    if verb in _INSPECTING_VERBS:  # looking at a program or library is no reach outside
+        args = [w for w in args if not w.startswith(_READABLE)]
+    for word in args:
+        if "://" in word:
+            continue
+        if verb == "dd" and word.startswith("if="):
+            yield posixpath.join(cwd, word[3:]), False
+            continue
+        if "/" in word or ".." in word:
+            for m in _PATHLIKE.finditer(word if "=" not in word else word.split("=", 1)[1]):
+                yield posixpath.join(cwd, m.group(1).rstrip(",;:")), writes
+        if verb in _READING_VERBS and not word.startswith("-") and "/" in word:
+            yield posixpath.join(cwd, word), False
+
+
+_COMMANDS = frozenset(words("""ls cat head tail less more grep egrep find cp mv rm rmdir
+mkdir touch chmod chown ln tar zip unzip gzip gunzip curl wget scp rsync sed awk tee dd
+echo printf cd stat file du df wc sort uniq diff cut tr xargs sh bash zsh python python3
+perl ruby node nc ncat shred truncate install vi vim nano emacs ed mount umount strings xxd
+od nl base64 openssl cpio sudo doas unlink chattr setfacl"""))
+_READING_VERBS = frozenset({"cat", "head", "tail", "less", "more", "cp", "tar", "zip", "grep",
+                            "strings", "xxd", "base64", "od", "source", "."})
+_WRITING_VERBS = {"rm", "rmdir", "mv", "cp", "tee", "touch", "mkdir", "ln", "chmod", "chown",
+                  "truncate", "dd", "install", "rsync", "unlink", "shred", "sed", "tar", "unzip",
+                  "find", "git"}
+_TEXT_VERBS = frozenset({"echo", "printf", "grep", "egrep", "rg", "git", "logger", "wall"})
+# a call with a string first argument: found by its `(` (a search skips to it in C), the
+# function named before it then looked up (an alternation of names is tried everywhere)
+_STRING_ARGUMENT = re.compile(r"\(\s*[rbuf]{0,2}[\"']([^\"']+)[\"']")
+_NAME_BEFORE = re.compile(r"(\w+)\s*$")
+_PATH_FUNCTIONS = frozenset(words("""open path remove unlink rmtree rmdir makedirs mkdir rename
+replace move chmod chown listdir
+scandir walk glob read_text read_bytes write_text write_bytes load loadtxt read_csv to_csv
+exists stat open_file isfile isdir system popen run call check_output check_call"""))
+
+
+def _path_calls(view: str) -> Iterator[str]:
+    """The string first arguments of calls that open, change or run a path."""
+    for m in _STRING_ARGUMENT.finditer(view):
+        name = _NAME_BEFORE.search(view, max(0, m.start() - 40), m.start())
+        if name is not None and (name.group(1) in _PATH_FUNCTIONS or name.group(1).startswith("copy")):
+            yield m.group(1)
+
+
+_CODE_ARGUMENTS = ("command", "cmd", "script", "shell", "code", "source", "program")
+_SHELL_ARGUMENTS = ("command", "cmd", "script", "shell")
+
+
+def paths_of(call: ToolCall) -> Iterator[tuple[str, bool]]:
+    """(path, written) for every path the call reaches, as written."""
+    kind = call.action_type
+    if "path" in call.texts:
+        yield call.texts["path"], kind in ("fs:write", "fs:delete")
+    for name, vs in call.argument_views.items():
+        for v in vs:
+            if "file://" in v:
+                for m in _FILE_URL.finditer(v):
+                    yield m.group(1), False
+        if name in _CODE_ARGUMENTS:
+            yield from _paths_in_code(vs, commands_only=name not in _SHELL_ARGUMENTS)
+        elif name in ("query", "sql"):
+            for v in vs:
+                for m in SQL_FILE.finditer(v):
+                    path = m.group(1) or m.group(2) or m.group(3)
+                    yield path, not m.group(0).startswith(("pg_read", "load_file", "lo_import"))
+
+
+_WRITES_FILE = fast_regex(r"\bopen\([^)]*,\s*[\"'][rb+]*[wax]|\.write(?:_text|_bytes)?\(")
+
+
+def _paths_in_code(views: tuple[str, ...], commands_only: bool) -> Iterator[tuple[str, bool]]:
+    done: set[str] = set()  # shell segments read already (the views repeat one another)
+    for v in views:
+        if "(" in v:
+            for path in _path_calls(v):
+                yield path, True
+            yield from _python_path_expressions(v)
+        if _LONE_PATH.fullmatch(v):  # a path on its own: hidden, then handed to a command
+            yield v, any(_WRITES_FILE.search(w) for w in views)  # (written if a file is)
+        yield from _paths_in_shell(v, commands_only, done)
+
+
+_FILE_URL = fast_regex(r"\bfile://(/[^\s\"'`]+)")
+# paths Python builds rather than writes out: os.path.join('/', 'etc', ...), Path.home() / '.ssh'
+_PY_JOIN = fast_regex(r"\bjoin\(\s*((?:[rbuf]?[\"'][^\"']*[\"']\s*,\s*)+[rbuf]?[\"'][^\"']*[\"'])\s*\)")
+_PY_HOME = fast_regex(r"\b(?:path\.home\(\)|expanduser\(\s*[\"']~[\"']\s*\))((?:\s*[/,]\s*[\"'][^\"']+[\"'])*)")
+_PY_EXPANDUSER = fast_regex(r"\bexpanduser\(\s*[\"'](~[^\"']*)[\"']")
+_PY_STRING = fast_regex(r"[\"']([^\"']*)[\"']")
+
+
+def _python_path_expressions(view: str) -> Iterator[tuple[str, bool]]:
+    """(path, written) for the paths code puts together from parts."""
+    if "join(" in view:
+        for m in _PY_JOIN.finditer(view):
+            yield posixpath.join(*_PY_STRING.findall(m.group(1))), True
+    if "home()" in view or "expanduser(" in view:
+        for m in _PY_HOME.finditer(view):
+            yield posixpath.join("~", *_PY_STRING.findall(m.group(1))), True
+        for m in _PY_EXPANDUSER.finditer(view):
+            yield m.group(1), True
+
+
+_LONE_PATH = fast_regex(r"(?:~|\.\.)?/[\w.\-/~]+")

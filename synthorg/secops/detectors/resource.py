@@ -1,0 +1,167 @@
+"""The resource family: fork bombs, memory and disk fillers, miners, floods, endless
+recursion and loops without end."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from synthorg.domain.enums import RiskTier
+from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.detectors.patterns import AnyOf, finding
+from synthorg.secops.detectors.sizes import HUGE, dd_size, huge_size
+from synthorg.secops.detectors.sql import SQL_ABUSE_PARTS
+from synthorg.secops.normalise import fast_regex
+
+_ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints is
+    ("supportxmr|minexmr|moneroocean|c3pool|hashvault|donate-level|rx/0|randomx|masscan|nmap|ping|sleep",
+     r"\bsupportxmr\b|\bminexmr\b|\bmoneroocean\b|\bc3pool\b|\bhashvault\b|--donate-level|\brx/0\b|\brandomx\b"
+     r"|\bmasscan\b|\bnmap\b[^;&|]*(?:/(?:[89]|1\d)\b|-p-|\s-p\s*1-65535)|\bping\b[^;&|]*\s-f\b"
+     r"|\bsleep\s+(?:inf(?:inity)?|\d{6,})\b"),
+    ("{", r"\{\s*\d+\s*\.\.\s*\d{7,}\s*\}|\bfunction\s+(\w+)\s*\([^)]*\)\s*\{\s*(?:return\s+)?\1\s*\("),
+    ("fork", r"\bfork\b[^;]{0,40}\b(?:while|loop|for\s*\(\s*;\s*;)|\b(?:while|loop|until)\b[^;]{0,40}\bfork\b"),
+    ("xargs|parallel", r"\bxargs\b[^;&|]*\s-p\s*(?:0\b|\d{3,})|\bparallel\b[^;&|]*\s-j\s*(?:0\b|\d{3,})"),
+    ("miner|xmr|monero|coinhive|nanopool|t-rex|openssl speed",
+     r"\bmonero\b|\bxmr\b|\bcrypto-?miner\b|\w-miner\b|\bminer[-/]|\bcoinhive\b|\bminergate\b|\bnanopool\b"
+     r"|\bnbminer\b|\blolminer\b|\bphoenixminer\b|\bt-rex\b|\bopenssl speed\b[^;&|]*-multi\s*\d{2,}"),
+    ("**|zeros(|ones(|empty(|full(|rand|pool(|poolexecutor(|range(",
+     r"\b2\s*\*\*\s*(?:3[3-9]|[4-9]\d)\b|\b10\s*\*\*\s*(?:1\d|[2-9]\d)\b"
+     r"|\b(?:zeros|ones|empty|full|rand\w*)\(\s*\(?\s*(?:10\s*\*\*\s*[5-9]|\d{6,})\s*,\s*(?:10\s*\*\*\s*[5-9]|\d{6,})"
+     r"|pool(?:executor)?\(\s*(?:max_workers\s*=\s*|processes\s*=\s*)?\d{4,}"
+     r"|\brange\(\s*(?:\d{5,}|10\s*\*\*\s*\d+)\s*\)\s*:[^;]{0,160}?(?:thread|process\(|popen|fork|\.start\(\))"),
+    ("(){|() {", r"(?<![^\s;&|(`])([^\s(){}|&;]+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}"  # a fork bomb
+                  r"|(?<![^\s;&|(`])([\w:.-]+)\s*\(\)\s*\{\s*(?:[^}]*[;&|]\s*)?\2(?![\w.=-])[^}]*\}\s*;?\s*\2\b"),  # recursion
+    ("fork()", r"\bfork\(\)[^;]*\bwhile\b|\bwhile\b[^;]*\bfork\(\)"
+     r"|\bos\.fork\(\)\s*(?:;|$)|\bwhile\s+(?:true|1)\s*:\s*os\.fork\(\)|\bfor\s*\(\s*;\s*;\s*\)\s*fork"),
+    ("yes", r"(?:^|[\s;&|])yes(?:\s+[^\s|>]+)?\s*(?:>|$|\|(?!\s*head\b))"),
+    ("/dev/zero|/dev/urandom|/dev/random|fallocate|truncate|head -c",  # (an endless device read to its end, unless `head` stops it)
+     r"\b(?:tail|sha\d*sum|md5sum|b2sum|cksum|gzip|bzip2|xz|zstd|wc|sort|base64|od|xxd|hexdump|strings|cp)\b"
+     r"[^;&|]*\s/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)|\bcat /dev/(?:zero|urandom)\s*>|\bdd if=/dev/(?:zero|urandom|random)\b(?![^;&|]*\bcount=\d{1,4}\b)"
+     r"|\bfallocate\s+(?:-\S+\s+)*(?:-l|--length)[= ]?\s*(?:\d+\s*[gtp](?:i?b)?\b|\d{10,})"
+     r"|\btruncate\s+(?:-\S+\s+)*(?:-s|--size)[= ]?\s*\+?(?:\d+\s*[gtp](?:i?b)?\b|\d{10,})|\bhead -c ?\d+\s*[gtp]\b"
+     # a device that never ends, read whole: piped on or archived, with no `head` to stop it
+     r"|\bcat\s+(?:-\S+\s+)*/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)"
+     r"|<\s*/dev/(?:zero|urandom|random)\b(?![^;&]*(?:\|\s*head\b|\s-[cnl]\s*\d|count=))"
+     r"|\b(?:zip|tar|7z|rar|zstd|lz4)\b[^;&|]*\s/dev/(?:zero|urandom|random)\b"),
+    ("$0|seq|sysbench",
+     r"(?:^|[;&|(`]\s*|\bdo\s+)(?:(?:ba|z|da)?sh\s+)?\$0\s*(?:&|\|)"  # the script starting itself again
+     r"|\bseq\b[^;&|]*\s(?:inf(?:inity)?|\d{8,})\b|\bsysbench\b[^;&|]*(?:--time=0\b|--threads=\d{3,})"),
+    # values doubled in a long loop (2**40 elements) and numbers of a million digits
+    ("range(", r"\bfor\s+\w+\s+in\s+range\(\s*(?:[4-9]\d|\d{3,})\s*\)\s*:\s*(\w+)\s*(?:\+=\s*\1\b|=\s*\1\s*\+\s*\1\b)"),
+    ("factorial|permutations|product(|**",
+     r"\bfactorial\(\s*(?:10\s*\*\*\s*(?:[6-9]|\d{2,})|\d{7,})|\b(?:permutations|product)\(\s*range\(\s*(?:1[4-9]|[2-9]\d|\d{3,})\s*\)"
+     r"|\b\d+\s*\*\*\s*(?:\d{7,}|\d+\s*\*\*\s*\d+)"),
+    ("xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|stress|ulimit",
+     r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|ssl)|\bcryptonight\b|\bnicehash\b|\bethminer\b"
+     r"|\bstress(?:-ng)?\b(?:[^;&|]*--(?:cpu|vm|io|hdd)[= ]?(?:0\b|\d{2,})|[^;&|]*--timeout[= ]?0\b|(?![^;&|]*--timeout))"
+     r"|\bulimit\s+(?:-\w+\s+)*-[a-z]*[uvmsnlxit][a-z]*\s+unlimited"),  # (not -c: core dumps)
+    # fleets: hundreds of replicas or machines started at once
+    ("replicas|count|max-count|num-nodes",
+     r"--replicas[= ]\d{3,}|\brun-instances\b[^;&|]*--(?:max-)?count[= ]\d{3,}|\binstances create\b[^;&|]*--count[= ]\d{3,}"
+     r"|--num-nodes[= ]\d{3,}|\bdesired-capacity[= ]\d{3,}"),
+    ("*|bytearray|range(|setrecursion|+=|append(",
+     r"\*\s*10\s*\*\*\s*(?:9|[1-9]\d)\b|\*\s*\(?2\s*\*\*\s*(?:3\d|[4-9]\d)\b|\*\s*\d{10,}\b|\bbytearray\(\s*\d{10,}"
+     r"|\brange\(\s*10\s*\*\*\s*(?:1\d|[2-9]\d)\)|\bsetrecursionlimit\(\s*(?:10\s*\*\*\s*\d|\d{6,})"
+     r"|\d{7,}\s*\*\s*\d+|\*\s*\(\s*10\s*\*\*\s*(?:9|[1-9]\d)|\(\s*10\s*\*\*\s*(?:1[0-9]|[2-9]\d)\s*\)"
+     r"|\bx\s*\+=\s*x\b|\b(\w+)\s*=\s*\1\s*\*\s*2\b[^;]*\bwhile|\.append\(\s*\w+\s*\*\s*\d{6,}"),
+    ("rlim_infinity", r"\bsetrlimit\([^)]*rlimit_(?:nproc|as|data|stack|fsize)[^)]*rlim_infinity"),
+    ("ab |wrk|hey|siege|vegeta|locust|slowloris|hping",
+     r"\b(?:ab|wrk|hey|siege|vegeta|locust|slowloris|hping3?)\b[^;&|]*(?:-n\s*\d{6,}|-c\s*\d{3,}|--flood|-r\s*\d{4,})"),
+    ("done", r"\bdo\b[^;]*&\s*done\b|&\s*done\b"),
+)
+
+
+_ABUSE = AnyOf((*_ABUSE_PARTS, *SQL_ABUSE_PARTS))
+# loops with no end condition (the finding looks for a break after them)
+_LOOP_SHELL = fast_regex(r"\bwhile\s+(?:true|:|\[\[?\s*(?:1|true|:)\s*\]\]?|test\s+1|/(?:usr/)?bin/true|\(\(\s*1\s*\)\)"
+                         r"|sleep\s+0(?:\.0*)?)\s*;?\s*do\b|\buntil\s+\[\[?\s*(?:1\s+-eq\s+0|0\s+-eq\s+1)\s*\]\]?"
+                         r"|\bfor\s*\(\([^;)]*;\s*;"  # for ((;;)), for ((i=0;;i++))
+                         r"|\buntil\s+false\b")
+_LOOP_PY = fast_regex(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\w+\s+in\s+iter\(\s*int\s*,|"
+                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\(|\bwhile\s*\(\s*(?:true|1)\s*\)\s*\{|\bfor\s*\(\s*;\s*;\s*\)")
+_SELF_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
+_SELF_LAMBDA = re.compile(r"\b(\w+)\s*=\s*lambda\b[^:]*:\s*\1\(")  # f = lambda: f()
+
+
+def _calls_itself(view: str) -> bool:
+    return bool(_SELF_CALL.search(view)) or ("lambda" in view and bool(_SELF_LAMBDA.search(view)))
+
+
+_RETURNS_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*return\s+(\w+)\(")
+
+
+def _endless_recursion(view: str) -> bool:
+    """Functions whose first statement returns a call of the next, round in a circle
+    (`def a(n): return b(n)`, `def b(n): return a(n)`): no base case is ever reached."""
+    if "return" not in view:
+        return False
+    calls = dict(_RETURNS_CALL.findall(view))
+    for start in calls:
+        name, seen = start, set()
+        while name in calls and name not in seen:
+            seen.add(name)
+            name = calls[name]
+        if name == start:
+            return True
+    return False
+
+
+# waits that never end: following a file that never grows, sleeping for days
+_ENDLESS_WAIT = fast_regex(r"\btail\s+(?:-\S+\s+)*(?:-[a-z]*f[a-z]*|--follow\S*)\s+(?:-\S+\s+)*/dev/(?:null|zero|u?random|stdin)\b"
+                           r"|\bsleep\s+\d+(?:\.\d+)?\s*[dw]\b|\bsleep\s+\$\(\(")
+# a loop whose variable only moves away from where its condition would end it
+_DIVERGING = fast_regex(
+    r"\bwhile\s+\(?\s*(\w+)\s*(?:>=?|!=)\s*-?\d+\s*\)?\s*:\s*(?:(?!\bwhile\b)[^;]){0,200}?\b\1\s*(?:\+=\s*\d|=\s*\1\s*\+\s*\d)"
+    r"|\bwhile\s+\(?\s*(\w+)\s*<=?\s*-?\d+\s*\)?\s*:\s*(?:(?!\bwhile\b)[^;]){0,200}?\b\2\s*(?:-=\s*\d|=\s*\2\s*-\s*\d)"
+    r"|\bfor\s*\(\s*[^;()]*;\s*(\w+)\s*>=?\s*-?\d+\s*;\s*\3\s*(?:\+\+|\+=)"
+    r"|\bfor\s*\(\s*[^;()]*;\s*(\w+)\s*<=?\s*-?\d+\s*;\s*\4\s*(?:--|-=)")
+# a regular expression that backtracks without end (nested quantifiers) fed a long input
+_NESTED_QUANTIFIER = re.compile(r"\((?:\?:)?[^()]{1,30}[+*]\)(?:[+*]|\{\d*,\d*\})")
+_LONG_INPUT = fast_regex(r"[\"'\]]\s*\*\s*(?:\d{2,}|\d+\s*\*\*)|\.repeat\(\s*(?:\d{2,}|\d+\s*\*\*)")
+_MATCHES = fast_regex(r"\b(?:re|regex)\.(?:match|search|fullmatch|findall|finditer|sub|split|compile)\(|\.test\(|\.match\(")
+_CONST = r"(\d[\d_]*(?:\s*(?:\*\*|\*|<<)\s*\d[\d_]*)*)"
+# nested comprehensions and loops: their sizes multiply (`[[0] * 10**5 for _ in range(10**5)]`)
+_NESTED_SIZES = fast_regex(r"(?:\*\s*|\brange\(\s*)" + _CONST + r"\s*\)?\s*[\])]?\s*:?\s*for\s+\w+\s+in\s+range\(\s*"
+                           + _CONST + r"\s*\)")
+
+
+def _size(expr: str) -> float:
+    """A constant's value; a power with a long or stacked exponent counts as huge."""
+    expr = expr.replace("_", "")
+    if ("**" in expr and max(len(e) for e in expr.split("**")[1:]) > 3) or expr.count("**") > 1:
+        return float(HUGE)
+    try:
+        return float(eval(compile(expr, "<size>", "eval", dont_inherit=True), {"__builtins__": {}}))
+    except (SyntaxError, TypeError, ValueError, OverflowError):
+        return float(HUGE)
+
+
+def _multiplied_sizes(view: str) -> bool:
+    return "for" in view and any(_size(m.group(1)) * _size(m.group(2)) >= HUGE
+                                 for m in _NESTED_SIZES.finditer(view))
+
+
+def _redos(view: str) -> bool:
+    return bool(_MATCHES.search(view) and _LONG_INPUT.search(view) and _NESTED_QUANTIFIER.search(view))
+
+
+def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+    for v in views:
+        if _ABUSE.search(v) or _calls_itself(v) or _endless_recursion(v) or huge_size(v) \
+                or dd_size(v) >= HUGE or _multiplied_sizes(v) or _redos(v):
+            yield finding("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
+            return
+    if call.action_type == "fs:write":
+        return  # a loop or a wait in a file written does not run now
+    for v in views:
+        if _ENDLESS_WAIT.search(v):
+            yield finding("abuse.endless_wait", "waits without end")
+            return
+    for v in views:
+        loop = _LOOP_SHELL.search(v) or _LOOP_PY.search(v) or _DIVERGING.search(v)
+        if loop:
+            rest = v[loop.end():]
+            if not re.search(r"\bbreak\b|\breturn\b|\bexit\b|\braise\b|sys\.exit", rest):
+                yield finding("abuse.unbounded_loop", "loops without end", tier=RiskTier.high,
+                              block=not re.search(r"\bsleep\b|\btime\.sleep\(", rest))
+                return

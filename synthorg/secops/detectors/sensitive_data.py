@@ -1,0 +1,49 @@
+"""Data that must not leave: records about people (social security and card numbers,
+lists of outside contacts) and dumps of code, databases or credentials."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from synthorg.secops.detectors.patterns import Hinted
+from synthorg.secops.normalise import fast_regex
+from synthorg.secops.places import is_internal
+
+_SSN = fast_regex(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
+_CARD = fast_regex(r"(?<![\d-])[3-6]\d{3}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![\d-])")
+_EMAIL = fast_regex(r"[\w.+-]+@([\w-]+(?:\.[\w-]+)+)")
+_PHONE = fast_regex(r"(?<![\w+])\+?\d{1,3}[ .-]?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}(?!\d)")
+PEOPLE = 3  # contacts in one message that make it a list of people, not a mention
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, d in enumerate(int(c) for c in reversed(digits)):
+        total += d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2)
+    return total % 10 == 0
+
+
+def personal_data(text: str, internal: Iterable[str]) -> bool:
+    """Records about people: a social security or payment card number, or a list of the
+    email addresses or phone numbers of people outside the company."""
+    if "-" in text and _SSN.search(text):
+        return True
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if 13 <= len(digits) <= 19 and _luhn(digits):
+            return True
+    if "@" in text and len({m.group() for m in _EMAIL.finditer(text)
+                            if not is_internal(m.group(1), internal)}) >= PEOPLE:
+        return True
+    return len(set(_PHONE.findall(text))) >= PEOPLE
+
+
+DUMP_CONTENT = Hinted(fast_regex(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|repo(?:sitory)?|database|db dump|"
+                           r"dump|customer (?:list|data|records)|credentials|keys|backup|export)\b[^.]{0,40}?"
+                           r"\b(?:attached|below|enclosed|included)\b|\broot:x?:0:0\b|\bbegin [a-z ]*private key\b|\baws_secret_access_key\b"
+                           r"|\b(?:password|passwd|secret|api[_-]?key|token)\s*[:=]\s*\S{6,}"
+                           r"|\$\(\s*(?:cat|base64|tar|env|printenv)\b|`\s*(?:cat|base64|tar|env)\b"
+                           r"|\b(?:customer|user)s?\s+(?:table|dump|export|list)\b|\bselect\s+\*\s+from\s+users\b"), (
+    "uesdb|h4sia|source|codebase|repo|database|dump|customer|credentials|keys|backup|export|root:|"
+    "private key|aws_secret|password|passwd|secret|api|token|$(|`|user"))

@@ -1,0 +1,95 @@
+"""SQL's own shapes of the families: columns and tables of secrets, files a server reads
+or writes, the ways a statement gains privileges, and queries that never end."""
+
+from __future__ import annotations
+
+import re
+
+from synthorg.secops.normalise import fast_regex
+
+# a column or table that holds a secret: the sensitive word ends the name (`reset_token`,
+# `password_hash`), so `token_expires_at` or `password_reset_requested_at` are not
+_SECRET_COLUMN = fast_regex(
+    r"(?:\w+_)?(?:password|passwd|pwd|passphrase|secret|token|api_?key|apikey|private_?key|credentials?"
+    r"|authentication_string|ssn|social_security_number|card_number|cc_number|pan|cvv2?|cvc|totp_seed"
+    r"|otp_secret|mfa_secret|pin_code)(?:_?hash|_digest|_enc(?:rypted)?|_plain(?:text)?|s)?")
+_SECRET_TABLE = fast_regex(r"(?:\w+_)?(?:tokens?|secrets?|credentials?|passwords?|api_?keys?|"
+                           r"private_keys?)|pg_shadow|pg_authid|mysql\.user|sys\.sql_logins|dba_users"
+                           r"|sys\.user\$|pg_user_mappings")
+_SQL_SELECT = fast_regex(r"\bselect\s+(.*?)\s+from\s+([\w.$\"`]+)")
+
+
+def selects_secrets(view: str) -> bool:
+    """A SELECT that returns a secret column, or every column of a table of secrets."""
+    for m in _SQL_SELECT.finditer(view):
+        table = m.group(2).strip("\"`")
+        if _SECRET_TABLE.fullmatch(table) and table.split(".")[0] in ("pg_shadow", "pg_authid",
+                                                                         "mysql", "sys", "dba_users"):
+            return True
+        columns = [c.strip() for c in m.group(1).split(",")]
+        if any(c == "*" or c.endswith(".*") for c in columns) and _SECRET_TABLE.fullmatch(table):
+            return True
+        for c in columns:
+            name = re.split(r"\s+(?:as\s+)?", c)[0].rsplit(".", 1)[-1].strip("\"`()")
+            if _SECRET_COLUMN.fullmatch(name):
+                return True
+    return False
+
+
+# files the server reads or writes for the statement (the path family judges where they are)
+SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|load_file|lo_import|lo_export)\s*\(\s*(?:\d+\s*,\s*)?'([^']+)'"
+                       r"|copy\s+(?:[\w.\"]+|\(.*?\))\s+(?:from|to)\s+(?:program\s+)?'([^']+)'"
+                       r"|into\s+(?:outfile|dumpfile)\s+'([^']+)'")
+
+# (hints, pattern) parts of the privilege family (privilege.py)
+SQL_PRIVILEGE_PARTS = (
+    ("grant|alter|create|identified|set role|set session|mysql.user|xp_cmdshell|program|insert|security_definer",
+     r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
+     r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
+     r"|\bgrant\s+(?:pg_\w+|postgres|rds_superuser|root|dba|sysadmin|db_owner|\w*admin\w*)\s+to\b"
+     r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]*\bvalues\b[^;]*'(?:\w*admin\w*|super\w*|owner|root)'"
+     r"|\bsecurity_definer\b|\bidentified\s+by\b|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
+     r"|\bupdate\s+mysql\.user\b|\bxp_cmdshell\b|\bfrom\s+program\s+'"),
+    # SQL's own ways to more privilege: broad grants, server roles, logins, code run as the
+    # server (untrusted languages, COPY ... PROGRAM, security definer), the catalogs of users,
+    # flags that make an account privileged, row security and the server's settings lifted
+    ("grant", r"\bgrant\b[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b|\*\.\*|\*\s)"
+              r"|\bgrant\s+(?:super|file|process|shutdown|reload|create\s+user|replication\s+(?:slave|client)|proxy)\b"
+              r"|\bgrant\b[^;]*\bto\s+public\b"),
+    ("sp_add|sp_oacreate|sp_configure|server role|add member|execute as|login|admin option",
+     r"\bsp_add(?:srv)?rolemember\b|\bsp_addlogin\b|\bsp_oacreate\b|\bsp_configure\b[^;]*\b(?:xp_cmdshell|ole automation|clr enabled)"
+     r"|\balter\s+server\s+role\b|\balter\s+role\s+\S+\s+add\s+member\b|\bexecute\s+as\s+(?:login|user)\b"
+     r"|\b(?:create|alter)\s+login\b|\bwith\s+admin\s+option\b"),
+    ("createdb|bypassrls|replication|create user",
+     r"\balter\s+(?:user|role)\b[^;]*\b(?:createdb|bypassrls|replication)\b"
+     r"|\bcreate\s+user\s+(?:if\s+not\s+exists\s+)?[\w'\"`@.%-]+\s*(?:with\b|identified\b|password\b|;|$)"),
+    ("definer|language|extension|program",
+     r"\bsecurity\s+definer\b|\bcreate\s+(?:or\s+replace\s+)?(?:trusted\s+)?(?:procedural\s+)?language\b"
+     r"|\bcreate\s+extension\b[^;]*\b(?:pl\w+u|dblink|adminpack|file_fdw)\b|\bcopy\b[^;]*\b(?:from|to)\s+program\b"),
+    ("pg_authid|pg_shadow|mysql.|authorization|set role|set local role|set session role|admins|administrators|"
+     "superusers|sudoers",
+     r"\b(?:update|insert\s+into|delete\s+from)\s+(?:pg_catalog\.)?(?:pg_authid|pg_shadow|mysql\.(?:user|db))\b"
+     r"|\bset\s+(?:local\s+|session\s+)?(?:role|session\s+authorization)\s+['\"]?(?:\w*super\w*|sa|dba|sysadmin"
+     r"|db_owner|\w*admin\w*|postgres|root)\b|\binsert\s+into\s+\w*(?:admins|administrators|superusers|sudoers)\b"),
+    ("admin|superuser|staff|root|sudo|privileged|elevated",
+     r"\bupdate\b[^;]*\bset\b[^;]*(?:admin|superuser|staff|root|sudo|privileged|elevated)\w*\s*=\s*['\"]?(?:true|1|yes|y|t)\b"),
+    # roles granted by name (Snowflake, Oracle), ANY privileges, impersonation, another
+    # account's password or a database's ownership taken, a column set to an admin value
+    ("grant|password|owner|authorization|set",
+     r"\bgrant\s+role\s+\w+\s+to\b|\bgrant\s+[\w\s,]*\b(?:dba|sysdba|sysoper|\w*super\w*|\w*admin\w*)\s*(?:,[\w\s,]*)?\bto\b"
+     r"|\bgrant\s+(?:[\w\s,]*\s)?any\s+\w+|\bgrant\s+(?:control\s+server|impersonate|take\s+ownership|alter\s+any\s+\w+)\b"
+     r"|\bset\s+password\s+for\b|\balter\s+(?:user|role|login)\s+['\"`]?(?:postgres|root|sa|admin\w*|dba)\b[^;]*\b(?:password|identified)\b"
+     r"|\balter\s+authorization\b|\breassign\s+owned\b|\balter\s+(?:database|schema)\s+\S+\s+owner\s+to\b"
+     r"|\bupdate\b[^;]*\bset\b(?:(?!\bwhere\b)[^;])*=\s*['\"](?:admin|administrator|superuser|super_?admin|root|owner|sysadmin)['\"]"),
+    ("row level|drop policy|alter system|set global|set_config",
+     r"\bdisable\s+row\s+level\s+security\b|\bno\s+force\s+row\s+level\s+security\b|\bdrop\s+policy\b"
+     r"|\balter\s+system\s+set\b|\bset\s+global\s+\w+|\bset_config\(\s*'role'"),
+)
+
+# (hints, pattern) parts of the resource family (resource.py): sleeps, huge series, joins without end
+SQL_ABUSE_PARTS = (
+    ("sleep(|benchmark(|generate_series",
+     r"\bpg_sleep\(\s*\d{3,}|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+\s*,\s*\d{9,}"),
+    ("cross|from|recursive", r"\bcross\s+join\b[^;]*\bcross\s+join\b|\bfrom\s+\w+(?:\s+\w+)?\s*,\s*\w+(?:\s+\w+)?\s*,\s*\w+"
+     r"|\bwith\s+recursive\b(?![^;]*\b(?:where|limit)\b)"),
+)
