@@ -16,10 +16,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-run: install
+run: install sandbox-image
 	$(BIN)/synthorg run $(CONFIG) --out out/default --overwrite
 
-test: install
+test: install sandbox-image
 	$(BIN)/python -m pytest -q
 
 lint: install
@@ -31,3 +31,13 @@ bench: install
 
 clean:
 	rm -rf out .pytest_cache .mypy_cache .ruff_cache
+
+# Tool sandboxes (Docker + MCP): a Docker daemon, then the image `synthorg-sandbox`, built
+# offline from Debian packages (sandbox/Dockerfile is the registry route).
+.PHONY: docker sandbox-image
+
+docker:
+	@sh sandbox/ensure_docker.sh
+
+sandbox-image: docker
+	@sh sandbox/build_image.sh

@@ -17,6 +17,7 @@ from rich.markup import escape
 from synthorg.cli.approvals import approvals_app
 from synthorg.cli.common import EXIT_FAILED, EXIT_MISUSE, console, fail, out_console
 from synthorg.cli.render import RunProgress, dashboard_hint, summary_table
+from synthorg.cli.sandbox import sandbox_app
 from synthorg.config.loader import load_config
 from synthorg.config.models import CompanyConfig, SimulationSpec
 from synthorg.errors import MisuseError
@@ -169,6 +170,7 @@ def resume(
 secops_app = typer.Typer(no_args_is_help=True, help="SecOps: check tool calls as a run would.")
 app.add_typer(secops_app, name="secops")
 app.add_typer(approvals_app, name="approvals")
+app.add_typer(sandbox_app, name="sandbox")
 MAX_CALL_LINE = 1 << 20  # bytes of one input line; a longer one is reported, not read in
 
 
