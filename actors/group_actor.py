@@ -16,6 +16,7 @@ from actors.doorbell import Ringer
 from actors.ledger_writer import DirectSink, RemoteSink
 from actors.secops_actor import approvals_of
 from actors.shm import Mailbox, OutputBoard
+from synthorg.actions.executors import ExecutorContext
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.records import TASK_DTYPE
 from synthorg.ledger.ledger import ShardTotals
@@ -41,11 +42,12 @@ class AgentGroupActor:
                  bounds: list[tuple[int, int]], index: int, secops: ray.actor.ActorHandle,
                  writer: ray.actor.ActorHandle | None,
                  run_dir: str | None, claims: str | None, bell: str | None,
-                 shm: str | None = None) -> None:
+                 shm: str | None = None, run_key: str = "", run_path: str = "") -> None:
         """writer: the ledger writer, for a group on another node than the driver's
         (run_dir: the run directory otherwise); claims: the routing claims file, if any;
         bell: the driver's doorbell (actors/doorbell.py), if any; shm: the prefix of the
-        exchange files of the `shm` pipeline (actors/shm.py), if it is used."""
+        exchange files of the `shm` pipeline (actors/shm.py), if it is used; run_key,
+        run_path: the run's key and directory, for executors (sandbox labels)."""
         if run_dir:
             self._sink: DirectSink | RemoteSink = DirectSink(Path(run_dir))
         elif writer is not None:
@@ -55,7 +57,9 @@ class AgentGroupActor:
         # flushes off the step: a group that stalls holds up every group at the tick's end
         self._host = GroupHost(config, directory, np.uint64(key), seed, bounds, index,
                                self._sink, approvals_of(secops), background_flush=True,
-                               claims=RoutingClaims(claims) if claims else None)
+                               claims=RoutingClaims(claims) if claims else None,
+                               context=ExecutorContext(config, run_key or f"g{index}",
+                                                       Path(run_path) if run_path else None))
         self._groups = len(bounds)
         self._index = index
         self._ringer = Ringer(bell, index) if bell else None
@@ -68,6 +72,10 @@ class AgentGroupActor:
         # collector's way, so collections triggered by each tick's many small tuples only scan
         # what the tick made (a full scan of Ray's import graph costs milliseconds).
         gc.freeze()
+
+    def close(self) -> None:
+        """Let go of what the group's executors hold outside (sandbox containers)."""
+        self._host.close()
 
     def step(self, tick: int, route: np.ndarray, *arrays: np.ndarray,
              defer_record: bool = False, draw_next: bool = False) -> list[np.ndarray]:

@@ -242,7 +242,8 @@ class RayBackend:
                      str(plan.run_dir) if alone else None,
                      str(self.claims) if self.claims else None,
                      str(self.bell.path) if self.bell else None,
-                     str(self.shm.prefix) if self.shm else None)
+                     str(self.shm.prefix) if self.shm else None,
+                     plan.executors.run_key, str(plan.run_dir))
             for i in range(len(bounds))
         ]
         # asked now: while the shm pipeline runs, a group answers no other call
@@ -315,6 +316,9 @@ class RayBackend:
         pipeline = getattr(self, "pipeline", None)  # none yet if the groups were never placed
         if pipeline is not None:
             pipeline.close()
+        with contextlib.suppress(ray.exceptions.RayError):  # executors' containers, if any
+            ray.wait([g.close.remote() for g in self.groups], num_returns=len(self.groups),
+                     timeout=60)
         for handle in [*self.groups, self.secops, self.writer]:
             with contextlib.suppress(ray.exceptions.RayError):  # already gone
                 if handle is not None:

@@ -173,8 +173,10 @@ FACTS: tuple[Fact, ...] = (
 class Runner:
     """Runs conditions once each per seed (facts share their conditions' runs)."""
 
-    def __init__(self) -> None:
+    def __init__(self, base: dict[str, tuple[str, ...]] | None = None) -> None:
+        """base: overrides every run of a company gets (e.g. tools simulated in-process)."""
         self._seen: dict[tuple[str, tuple[str, ...], int, int], Measures] = {}
+        self._base = base or {}
 
     def measures(self, company: str, overrides: tuple[str, ...], seed: int,
                  ticks: int) -> Measures:
@@ -183,7 +185,8 @@ class Runner:
             import synthorg
 
             cfg = synthorg.load_config(TEMPLATES / f"{company}.yaml",
-                                       ["runtime.backend=local", *overrides])
+                                       ["runtime.backend=local", *self._base.get(company, ()),
+                                        *overrides])
             with tempfile.TemporaryDirectory(prefix="synthorg-fact-") as out:
                 result = synthorg.Simulation(cfg, seed=seed, out=out).run(ticks=ticks)
                 self._seen[key] = measure(result.run_dir, result.summary.model_dump())

@@ -13,16 +13,27 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from synthorg.config.models import ExecutorSpec
+from synthorg.config.models import CompanyConfig, ExecutorSpec
 from synthorg.domain.enums import ActionStatus
 from synthorg.domain.rng import Stream, uniform
 
 Outcome = tuple[int, float]  # ActionStatus, value
 Decide = Callable[[np.ndarray, list[str]], Awaitable[list[Outcome]]]
+
+
+@dataclass(frozen=True)
+class ExecutorContext:
+    """What executors that touch the world need of the run."""
+
+    config: CompanyConfig
+    run_key: str  # stable across resume: names the run's containers and workspaces
+    run_dir: Path | None = None
 
 
 class Executor(Protocol):
@@ -86,10 +97,9 @@ class ApprovalDesk:
 
 APPROVALS = "approvals"  # the executor name of approvals (reserved in the config)
 
-EXECUTOR_KINDS: dict[str, Callable[[ExecutorSpec, np.uint64], Executor]] = {
-    "delay": DelayExecutor,
-}
+def build_executor(spec: ExecutorSpec, key: np.uint64, context: ExecutorContext) -> Executor:
+    if spec.kind == "sandbox":
+        from synthorg.actions.sandboxed import SandboxExecutor
 
-
-def build_executor(spec: ExecutorSpec, key: np.uint64) -> Executor:
-    return EXECUTOR_KINDS[spec.kind](spec, key)
+        return SandboxExecutor(spec, key, context)
+    return DelayExecutor(spec, key)

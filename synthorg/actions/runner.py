@@ -29,6 +29,8 @@ from synthorg.errors import ActorCrashed
 class ActionRunner:
     def __init__(self, executors: Mapping[int, Executor]) -> None:
         self._executors = dict(executors)
+        # executors that hold something per task (sandbox workspaces), told when tasks end
+        self._per_task = [e for e in self._executors.values() if hasattr(e, "release_tasks")]
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         # issued batches: (due tick, rows, their outcomes to come)
@@ -52,6 +54,16 @@ class ActionRunner:
                 rows, [arguments.get(call, "{}") for call in rows["call"].tolist()])
             future = asyncio.run_coroutine_threadsafe(_guarded(run, len(rows)), loop)
             self._flying.append((int(rows["due"].min()), rows, future))
+
+    def release(self, tasks: np.ndarray) -> None:
+        """The tasks ended: executors let go of what they held for them (in the
+        background; an outcome still in flight for one is ignored by its group)."""
+        if not self._per_task or not len(tasks):
+            return
+        loop = self._event_loop()
+        for executor in self._per_task:
+            asyncio.run_coroutine_threadsafe(
+                executor.release_tasks(tasks.tolist()), loop)
 
     def due(self, tick: int) -> np.ndarray:
         """Every action due at or before `tick` with its outcome, ordered by call id (waits
@@ -94,6 +106,11 @@ class ActionRunner:
             return
         with contextlib.suppress(Exception):  # a loop that is gone has nothing to cancel
             asyncio.run_coroutine_threadsafe(_cancel_others(), loop).result(timeout=10)
+        for executor in self._executors.values():  # what they hold outside (containers)
+            if hasattr(executor, "aclose"):
+                with contextlib.suppress(Exception):
+                    asyncio.run_coroutine_threadsafe(
+                        executor.aclose(), loop).result(timeout=60)
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(timeout=10)

@@ -304,11 +304,23 @@ def bench(
     secops: Annotated[bool, typer.Option(help="SecOps instead: fast-path latency and rates, "
                                          "and throughput with threats on and off at the "
                                          "largest --agents size")] = False,
+    sandbox: Annotated[bool, typer.Option(help="the tool sandbox instead: cold start, warm "
+                                          "run_python latency, calls per second")] = False,
 ) -> None:
     """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory. With
     --facts N: one line per stylised fact (effect, 95 % interval, whether it holds). With
-    --secops: SecOps's fast path and what threats cost."""
+    --secops: SecOps's fast path and what threats cost. With --sandbox: the sandbox's."""
     from synthorg.bench import MEGACORP, memory_flat, throughput
+
+    if sandbox:
+        from sandbox.backend import SandboxUnavailable
+        from sandbox.bench import measure
+
+        try:
+            print(json.dumps(measure()), flush=True)
+        except SandboxUnavailable as exc:
+            raise fail(str(exc), EXIT_FAILED) from None
+        return
 
     if facts:
         from synthorg.facts import FACTS, Runner

@@ -142,6 +142,13 @@ class ToolSpec(Frozen):
         "harmful calls the tool can carry, for workload.threats"))
     input_schema: dict[str, object] = Field(default_factory=dict)
     output_schema: dict[str, object] = Field(default_factory=dict)
+    mcp_tool: Identifier | None = Field(default=None, description=(
+        "the MCP tool a sandbox executor calls for this tool (none: its own name)"))
+    checked: bool = Field(default=False, description=(
+        "its work is a program whose answer is checked: the first form is the correct "
+        "program, the others faulty variants; an agent writes the correct one with the "
+        "probability of its competence, and the answer is compared with the first form's "
+        "on the same task (forms may use {task} only)"))
 
     @field_validator("arguments")
     @classmethod
@@ -157,6 +164,21 @@ class ToolSpec(Frozen):
 
     def ordinary_forms(self) -> tuple[dict[str, str], ...]:
         return self.forms or (self.arguments,)
+
+    @model_validator(mode="after")
+    def _checked_forms(self) -> ToolSpec:
+        if not self.checked:
+            return self
+        if len(self.forms) < 2:
+            raise ValueError("checked: needs `forms`, the correct program first, then at "
+                             "least one faulty variant")
+        for i, form in enumerate(self.forms):
+            for name, template in form.items():
+                used = {f for _, f, _, _ in string.Formatter().parse(template) if f}
+                if used - {"task"}:
+                    raise ValueError(f"forms[{i}].{name}: a checked tool's forms may use "
+                                     f"{{task}} only, not {sorted(used - {'task'})}")
+        return self
 
 
 class TaskTypeSpec(Frozen):
@@ -232,14 +254,25 @@ class ExecutorSpec(Frozen):
     """Runs actions that take wall-clock time. Whatever the wall clock does, an action's result
     is delivered `latency_ticks` after it was issued; a failure or time-out is an outcome."""
 
-    kind: Literal["delay"] = Field(description="delay: a test executor that sleeps a random "
-                                   "wall-clock time and succeeds or fails by a seeded draw")
+    kind: Literal["delay", "sandbox"] = Field(description=(
+        "delay: a test executor that sleeps a random wall-clock time and succeeds or fails "
+        "by a seeded draw; sandbox: the call runs for real, its tool served over MCP in a "
+        "hardened Docker container (sandbox/)"))
     max_in_flight: int = Field(default=8, ge=1, le=1024, description="concurrency limit")
     latency_ticks: int = Field(default=1, ge=1, le=10_000)
     timeout_s: float = Field(default=60.0, gt=0.0, le=86_400.0)
     sleep_s: Span = Field(default=Span(low=0.0, high=0.01),
                           description="wall-clock seconds a call sleeps (delay executor)")
     fail_probability: Probability = 0.0
+    lifetime: Literal["call", "task", "agent"] = Field(default="task", description=(
+        "sandbox: a container (and workspace) per call, per task (a later call of the task "
+        "reads what an earlier one wrote) or per agent"))
+    memory_mb: int = Field(default=256, ge=16, le=65_536, description="sandbox: per container")
+    cpus: float = Field(default=1.0, gt=0.0, le=64.0, description="sandbox: per container")
+    pids: int = Field(default=64, ge=8, le=65_536, description="sandbox: per container")
+    network: bool = Field(default=False, description="sandbox: the containers may reach a network")
+    wrong_quality: Probability = Field(default=0.3, description=(
+        "sandbox, checked tools: the quality of a turn whose program gave the wrong answer"))
 
     @model_validator(mode="after")
     def _sleep_range(self) -> ExecutorSpec:

@@ -335,7 +335,8 @@ class AgentGroup:
         ok = waiting & (landed["status"] == ActionStatus.succeeded.value)
         w = local[ok]
         a.progress[w] += a.pending_rate[w]
-        a.quality_sum[w] += a.pending_quality[w]
+        # the outcome's value is the turn's quality factor (a checked program's answer)
+        a.quality_sum[w] += a.pending_quality[w] * landed["value"][ok]
         a.worked[w] += 1
         self._learn(w, a.cur["skill"][w])
         bad = waiting & ~ok
@@ -561,8 +562,13 @@ class AgentGroup:
         agents = batch.agents[calls_at]
         local = agents - self.lo
         tasks = batch.tasks["task"][calls_at]
+        competence = None
+        if self.picker.any_checked:  # who writes a checked program right: the able, on easy tasks
+            t = batch.tasks[calls_at]
+            competence = np.clip(strength(a.skills[local, t["skill"]], self.seniority[local])
+                                 - t["difficulty"] + 0.5, 0.05, 0.98)
         f = self.picker.pick(batch.tick, agents, tasks, batch.tasks["tool"][calls_at],
-                             self.seniority[local])
+                             self.seniority[local], competence)
         # the call a person approved is made as approved; the approval of a task also lifts
         # the autonomy rules for its other calls, not what their arguments say
         retry = a.approved_form[local] >= 0

@@ -214,20 +214,27 @@ class CallPicker:
         self.follow = np.array([threats.follow_probability.get(s.name, 0.0)  # type: ignore[call-overload]
                                 for s in Seniority])
         self.mistake = threats.mistake_probability * MISTAKE_FACTOR
+        # tools whose work is a checked program: the first form is the correct one
+        self.checked = np.array([t.checked for t in cfg.tools], dtype=bool)
+        self.any_checked = bool(self.checked.any())
         slots = np.arange(len(agent_ids), dtype=np.int64)
         named = set(threats.insiders)
         self.insider = (np.array([a in named for a in agent_ids], dtype=bool)
                         | (uniform(key, slots, 0, Stream.insider) < threats.insider_share))
 
     def pick(self, tick: int, agents: np.ndarray, tasks: np.ndarray, tools: np.ndarray,
-             seniority: np.ndarray) -> np.ndarray:
+             seniority: np.ndarray, competence: np.ndarray | None = None) -> np.ndarray:
+        """competence: each caller's on its task (for checked tools: the chance it writes
+        the correct program)."""
         f = self.t.forms
         n = f.ordinary_n[tools]
         if not self.t.threats_on:
             if not self.t.any_choice:
                 return f.ordinary_lo[tools].copy()
             u = uniform(self.key, agents, tick, Stream.form)
-            return f.ordinary_lo[tools] + np.minimum((u * n).astype(np.int32), n - 1)
+            return self._written(f.ordinary_lo[tools] + np.minimum((u * n).astype(np.int32),
+                                                                   n - 1),
+                                 u, tools, n, competence)
         u_form, u_ins, u_follow, u_mis = uniforms(
             self.key, agents, tick, (Stream.form, Stream.insider, Stream.injection,
                                      Stream.mistake))
@@ -246,7 +253,24 @@ class CallPicker:
         harmful = tn > 0  # a tool without a form of the kind makes its ordinary call
         lo = np.where(harmful, f.threat_lo[tools, np.maximum(kind, 0)], f.ordinary_lo[tools])
         count = np.where(harmful, tn, n)
-        return lo + np.minimum((u_form * count).astype(np.int32), count - 1)
+        form = lo + np.minimum((u_form * count).astype(np.int32), count - 1)
+        return self._written(form, u_form, np.where(harmful, -1, tools), n, competence)
+
+    def _written(self, form: np.ndarray, u: np.ndarray, tools: np.ndarray, n: np.ndarray,
+                 competence: np.ndarray | None) -> np.ndarray:
+        """Calls of checked tools (tool -1: a harmful call, left as drawn): the correct
+        program with the caller's competence, else one of the faulty variants."""
+        if not self.any_checked or competence is None:
+            return form
+        on = (tools >= 0) & self.checked[np.maximum(tools, 0)]
+        if not on.any():
+            return form
+        c, lo = competence[on], self.t.forms.ordinary_lo[tools[on]]
+        wrong = np.clip((u[on] - c) / np.maximum(1.0 - c, 1e-9), 0.0, 0.999999)
+        faulty = 1 + np.minimum((wrong * (n[on] - 1)).astype(np.int32), n[on] - 2)
+        form = form.copy()
+        form[on] = lo + np.where(u[on] < c, 0, faulty)
+        return form
 
     def poisoned(self, tasks: np.ndarray) -> np.ndarray:
         if not self.injection_rate:

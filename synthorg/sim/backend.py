@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from typing import Protocol
 
 import numpy as np
 
+from synthorg.actions.executors import ExecutorContext
 from synthorg.config.models import CompanyConfig
 from synthorg.ledger.ledger import ShardTotals
 from synthorg.org.directory import OrgDirectory
@@ -29,6 +31,14 @@ class RunPlan:
     group_bounds: tuple[tuple[int, int], ...]
     workers: int = 1  # CPUs the run's groups may use between them
     approvals_record: Path | None = None  # replay: the decisions a human-mode run was given
+
+    @property
+    def executors(self) -> ExecutorContext:
+        """What the run's executors need: a key of the run directory (stable across resume:
+        it names the run's sandbox containers and workspaces)."""
+        where = str(self.run_dir.resolve()).encode()
+        return ExecutorContext(self.config, hashlib.blake2b(where, digest_size=6).hexdigest(),
+                               self.run_dir)
 
 
 class Backend(Protocol):

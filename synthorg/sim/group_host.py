@@ -24,7 +24,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from synthorg.actions.executors import ApprovalDesk, Decide, Executor, build_executor
+from synthorg.actions.executors import (
+    ApprovalDesk,
+    Decide,
+    Executor,
+    ExecutorContext,
+    build_executor,
+)
 from synthorg.actions.runner import ActionRunner
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.records import (
@@ -92,7 +98,8 @@ class GroupHost:
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
                  seed: int, bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
                  decide_approvals: Decide, background_flush: bool = False,
-                 claims: RoutingClaims | None = None) -> None:
+                 claims: RoutingClaims | None = None,
+                 context: ExecutorContext | None = None) -> None:
         """decide_approvals: the SecOps office's `decide` (or a call to the `secops` actor's)."""
         lo, hi = bounds[index]
         self.index = index
@@ -105,7 +112,8 @@ class GroupHost:
         self.tick = -1  # the last tick stepped
         self.ledger = LedgerShard(shard_name(index), sink, background=background_flush)
         executors: dict[int, Executor] = {
-            i: build_executor(config.executors[name], key)
+            i: build_executor(config.executors[name], key,
+                              context or ExecutorContext(config, f"g{index}"))
             for i, name in enumerate(directory.executor_ids[:-1])}
         executors[len(executors)] = ApprovalDesk(decide_approvals)
         self.actions = ActionRunner(executors)
@@ -149,6 +157,7 @@ class GroupHost:
         out = self.group.step(tick, merge_inbox(got["messages"]), all_loads, spending,
                               landed, self.timeline.tools_down(tick), org)
         self.actions.issue(out.issued, out.call_arguments)
+        self.actions.release(out.results["task"])
         if draw_next:
             self.draw_ahead(tick + 1)
         # routing last: with claims, the group that is done with its agents first takes more

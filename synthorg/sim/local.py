@@ -18,7 +18,8 @@ class LocalBackend:
         sink = DirectorySink(plan.run_dir)
         self.office = SecOpsOffice(cfg, plan.key, d.agent_ids, plan.run_dir,  # owns security
                                    plan.approvals_record)
-        self.groups = [GroupHost(cfg, d, plan.key, plan.seed, bounds, i, sink, self.office.decide)
+        self.groups = [GroupHost(cfg, d, plan.key, plan.seed, bounds, i, sink, self.office.decide,
+                                 context=plan.executors)
                        for i in range(len(bounds))]
         self.exchange = Exchange.initial(bounds, len(d.dept_ids))
         self.placement = HomePlacement(d, bounds)  # one process: nothing to balance

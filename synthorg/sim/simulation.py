@@ -164,6 +164,9 @@ class Simulation:
         provenance.write(self.out, made)
         every = cfg.runtime.checkpoint_every
         self._incidents_at_start = 0
+        sandboxed = any(e.kind == "sandbox" for e in cfg.executors.values())
+        if sandboxed:
+            _sandboxes_ready()
         backend, driver, good = self._begin(plan, backend_cls, start, digest, bounds)
         incidents = self._incidents_at_start
         try:
@@ -208,6 +211,10 @@ class Simulation:
         finally:
             self.backend.close()  # type: ignore[union-attr]
             self.backend = None
+            if sandboxed:  # whatever became of the processes that made them
+                from sandbox.lifecycle import remove
+
+                remove(plan.executors.run_key)
         return self._finish(plan, totals, open_tasks, agent_rows, spent, ticks, started,
                             tick_seconds, incidents, keep_parts=bool(every))
 
@@ -352,6 +359,17 @@ def config_digest_of(config: CompanyConfig) -> str:
     """The config's digest, as checkpoints and provenance record it (seed and ticks apart)."""
     return ckpt.config_digest(json.dumps(config.model_dump(mode="json", exclude={"simulation"}),
                                          sort_keys=True))
+
+
+def _sandboxes_ready() -> None:
+    """A config that runs tools in sandboxes stops at start without Docker: never on the host."""
+    from sandbox.backend import SandboxUnavailable
+    from sandbox.lifecycle import ready
+
+    try:
+        ready()
+    except SandboxUnavailable as exc:
+        raise MisuseError(str(exc)) from None
 
 
 @contextlib.contextmanager

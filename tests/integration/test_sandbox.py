@@ -200,3 +200,12 @@ def test_sandbox_run_cli(docker_ready, tmp_path):
                  [str(tmp_path / "bad.py")]):
         r = runner.invoke(app, ["sandbox", "run", *args])
         assert r.exit_code == 2 and "error:" in r.output, r.output
+
+
+def test_bench_reports_the_sandbox_figures(docker_ready):
+    r = CliRunner().invoke(app, ["bench", "--sandbox"])
+    assert r.exit_code == 0, r.output
+    row = json.loads(r.stdout.strip().splitlines()[-1])
+    assert row["bench"] == "sandbox" and row["warm_calls"] > 0
+    assert 0 < row["warm_p50_ms"] <= row["warm_p95_ms"] and row["calls_per_second"] > 0
+    assert 0 < row["cold_start_s"] < 30

@@ -22,7 +22,7 @@ from tests.conftest import STARTUP, interrupted_at
 # every write_file call runs on an executor that sleeps at random, and some fail
 SLOW_TOOLS = [
     "executors={slow: {kind: delay, max_in_flight: 3, latency_ticks: 2, sleep_s: [0, 0.02], "
-    "fail_probability: 0.2}}",
+    "fail_probability: 0.2}, sandbox: {kind: sandbox, latency_ticks: 2, lifetime: agent}}",
     "tools.write_file.executor=slow",
     "tools.write_file.forms=[{path: 'src/{type}/{task}.py', content: '{agent}'}]",
     "workload.threats.insiders=[]",  # write_file's harmful forms are other tests' business
@@ -114,7 +114,7 @@ def test_actions_are_recorded_with_their_lifecycle(slow_run):
     every = pl.read_parquet(slow_run.run_dir / "actions.parquet")
     assert every.height == s.actions
     assert every["call_id"].n_unique() == every.height
-    assert set(every["executor"]) == {"slow", "approvals"}
+    assert set(every["executor"]) == {"slow", "approvals", "sandbox"}  # analyses: sandbox
     actions = every.filter(pl.col("executor") == "slow")
     assert set(actions["tool"]) <= {"write_file", "deploy"}
     assert set(actions["status"]) == {"succeeded", "failed"}
@@ -150,7 +150,8 @@ def test_random_wall_clock_delays_do_not_change_the_ledger(slow_run, tmp_path, l
 
 def test_slow_actions_change_what_happens(slow_run, tmp_path):
     """The same company with instant tools is another organisation: the waiting shows."""
-    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", "tools.deploy.executor=null"])
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local", "tools.deploy.executor=null",
+                                         "tools.analyse.executor=null"])
     instant = synthorg.Simulation(cfg, seed=4, out=tmp_path / "instant").run(ticks=80)
     assert instant.summary.ledger_sha256 != slow_run.summary.ledger_sha256
     executors = pl.read_parquet(instant.run_dir / "actions.parquet")["executor"]

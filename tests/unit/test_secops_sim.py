@@ -116,6 +116,7 @@ def _trade(tmp_path, strict: bool, seed: int):
     sets = ["company.autonomy=supervised",
             "policies.security.risk_tiers={fs:delete: medium, fs:write: medium}",
             ] if strict else []
+    sets.append("tools.analyse.executor=null")  # in-process: this is about SecOps, not Docker
     return _run(tmp_path, f"{'strict' if strict else 'lax'}-{seed}", sets, seed=seed,
                 ticks=200).summary
 

@@ -1,0 +1,112 @@
+"""The sandbox executor: tool calls that run for real, each tool served over MCP in a
+hardened container (sandbox/), with a workspace per task, per agent or per call.
+
+A call's outcome depends only on what it runs: a checked tool's program (ToolSpec.checked)
+is judged by comparing its output with the correct program's on the same task, so a run in
+which nothing times out replays to the same ledger whatever the machine's speed. Outcomes:
+- the program crashed (non-zero exit) or the tool reported an error: failed;
+- it ran past the executor's time limit: timed out;
+- otherwise succeeded, with the turn's quality factor as its value: 1, or `wrong_quality`
+  when a checked program gave the wrong answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from synthorg.actions.executors import ExecutorContext, Outcome, each_call
+from synthorg.config.models import ExecutorSpec
+from synthorg.domain.enums import ActionStatus
+
+if TYPE_CHECKING:
+    from sandbox.bridge import McpSession
+
+FAILED, TIMED_OUT, OK = (int(ActionStatus.failed), int(ActionStatus.timed_out),
+                         int(ActionStatus.succeeded))
+
+
+class SandboxExecutor:
+    def __init__(self, spec: ExecutorSpec, key: np.uint64, context: ExecutorContext) -> None:
+        from sandbox.backend import Limits
+        from sandbox.containers import DockerSandbox
+
+        self._spec = spec
+        self._tools = context.config.tools
+        self._limits = Limits(memory_mb=spec.memory_mb, cpus=spec.cpus, pids=spec.pids,
+                              timeout_s=spec.timeout_s, network=spec.network)
+        self._box = DockerSandbox(context.run_key, context.run_dir)
+        self._limit: asyncio.Semaphore | None = None
+        self._opening: dict[str, asyncio.Lock] = {}
+        self._expected: dict[tuple[int, int], str] = {}  # (tool, task) -> correct output
+
+    async def run(self, actions: np.ndarray, arguments: list[str]) -> list[Outcome]:
+        if self._limit is None:  # made in the runner's event loop
+            self._limit = asyncio.Semaphore(self._spec.max_in_flight)
+        texts = dict(zip(actions["call"].tolist(), arguments, strict=True))
+
+        async def one(row: np.void) -> Outcome:
+            return await self._call(row, json.loads(texts[int(row["call"])]))
+
+        # the executor's own limit is the program's; the call's adds the session's start
+        return await each_call(actions, one, self._limit, self._spec.timeout_s + 30.0)
+
+    async def _call(self, row: np.void, arguments: dict[str, object]) -> Outcome:
+        tool = self._tools[int(row["tool"])]
+        scope, session = await self._session(row)
+        name = tool.mcp_tool or tool.name
+        try:
+            ran = await session.call(name, {**arguments, **self._time_limit(name)},
+                                     self._spec.timeout_s + 10.0)
+            result = ran.metadata
+            if tool.checked and not (result.get("timed_out") or ran.is_error):
+                expected = await self._expected_output(int(row["tool"]), int(row["task"]),
+                                                       session)
+        finally:
+            if self._spec.lifetime == "call":
+                await self._box.release(scope)
+        if result.get("timed_out"):
+            return TIMED_OUT, 0.0
+        if ran.is_error or result.get("exit_code", 0) not in (0, None):
+            return FAILED, 0.0
+        if not tool.checked:
+            return OK, 1.0
+        return OK, 1.0 if result.get("stdout") == expected else self._spec.wrong_quality
+
+    def _time_limit(self, mcp_tool: str) -> dict[str, object]:
+        return {"timeout_s": self._spec.timeout_s} if mcp_tool.startswith("run_") else {}
+
+    async def _expected_output(self, tool: int, task: int, session: McpSession) -> str:
+        """The correct program's output on the task (its first form), worked out once."""
+        key = (tool, task)
+        if key not in self._expected:
+            spec = self._tools[tool]
+            correct = {k: v.format(task=task) for k, v in spec.forms[0].items()}
+            ran = await session.call(spec.mcp_tool or spec.name,
+                                     {**correct, **self._time_limit(spec.mcp_tool or spec.name)},
+                                     self._spec.timeout_s + 10.0)
+            self._expected[key] = str(ran.metadata.get("stdout"))
+        return self._expected[key]
+
+    async def _session(self, row: np.void) -> tuple[str, McpSession]:
+        scope = {"task": f"task-{int(row['task'])}", "agent": f"agent-{int(row['agent'])}",
+                 "call": f"call-{int(row['call'])}"}[self._spec.lifetime]
+        lock = self._opening.setdefault(scope, asyncio.Lock())
+        async with lock:  # one session per scope, however many calls ask at once
+            return scope, await self._box.open_session(scope, self._limits)
+
+    async def release_tasks(self, tasks: list[int]) -> None:
+        """The tasks ended: their sessions and workspaces go (lifetime task)."""
+        if self._spec.lifetime != "task":
+            return
+        for task in tasks:
+            self._opening.pop(f"task-{task}", None)
+            for tool in {t for t, k in self._expected if k == task}:
+                del self._expected[(tool, task)]
+            await self._box.release(f"task-{task}")
+
+    async def aclose(self) -> None:
+        await self._box.close()
