@@ -19,13 +19,17 @@ import psutil
 from sandbox.backend import LABEL_HOST, LABEL_PID, LABEL_RUN, LABEL_RUN_DIR
 
 
-async def remove_run(docker: aiodocker.Docker, run_key: str) -> int:
-    """Remove the run's containers and volumes; returns how many things were removed."""
+async def remove_run(docker: aiodocker.Docker, run_key: str, keep_volumes: bool = False
+                     ) -> int:
+    """Remove the run's containers and (unless `keep_volumes`: an interrupted run's, for
+    resume) its workspace volumes; returns how many things were removed."""
     removed = 0
     label = f"{LABEL_RUN}={run_key}"
     for container in await docker.containers.list(all=True, filters={"label": [label]}):
         await _delete_container(container)
         removed += 1
+    if keep_volumes:
+        return removed
     volumes = await docker.volumes.list(filters={"label": [label]})
     for info in volumes.get("Volumes") or []:
         removed += await _delete_volume(docker, info["Name"])

@@ -163,15 +163,17 @@ class DockerSandbox:
             return
         await _remove_volume(docker, self.volume_name(scope))
 
-    async def close(self) -> None:
-        """Close every session and remove the run's containers and volumes."""
+    async def close(self, keep_workspaces: bool = False) -> None:
+        """Close every session and remove the run's containers and, unless
+        `keep_workspaces` (the driver decides: a run that may be resumed keeps them), its
+        workspace volumes."""
         for scope in list(self._sessions):
             session = self._sessions.pop(scope)
             await session.close()
         if self._docker is not None:
             from sandbox.cleanup import remove_run
 
-            await remove_run(self._docker, self.run_key)
+            await remove_run(self._docker, self.run_key, keep_volumes=keep_workspaces)
             await self._docker.close()
             self._docker = None
 

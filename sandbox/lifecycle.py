@@ -38,12 +38,12 @@ def ready(image: str = IMAGE) -> int:
     return asyncio.run(check())
 
 
-def remove(run_key: str) -> int:
-    """Remove every container and workspace of the run (at its end)."""
+def remove(run_key: str, keep_workspaces: bool = False) -> int:
+    """Remove every container of the run and, unless it may be resumed, its workspaces."""
 
     async def go() -> int:
         async with aiodocker.Docker() as docker:
-            return await remove_run(docker, run_key)
+            return await remove_run(docker, run_key, keep_volumes=keep_workspaces)
 
     try:
         return asyncio.run(go())

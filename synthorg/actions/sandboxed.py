@@ -109,4 +109,4 @@ class SandboxExecutor:
             await self._box.release(f"task-{task}")
 
     async def aclose(self) -> None:
-        await self._box.close()
+        await self._box.close(keep_workspaces=True)  # the run's end removes them, not resume

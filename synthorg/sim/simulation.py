@@ -165,6 +165,7 @@ class Simulation:
         every = cfg.runtime.checkpoint_every
         self._incidents_at_start = 0
         sandboxed = any(e.kind == "sandbox" for e in cfg.executors.values())
+        finished = False
         if sandboxed:
             _sandboxes_ready()
         backend, driver, good = self._begin(plan, backend_cls, start, digest, bounds)
@@ -195,6 +196,7 @@ class Simulation:
                         open_tasks = backend.open_tasks() + exchange.tasks_in_flight()
                         agent_rows = backend.agent_rows()
                         spent = backend.dept_spent()
+                        finished = True
                         break
                     except ActorCrashed as crash:
                         while True:  # a recovery can lose an actor too
@@ -214,7 +216,7 @@ class Simulation:
             if sandboxed:  # whatever became of the processes that made them
                 from sandbox.lifecycle import remove
 
-                remove(plan.executors.run_key)
+                remove(plan.executors.run_key, keep_workspaces=not finished)  # for resume
         return self._finish(plan, totals, open_tasks, agent_rows, spent, ticks, started,
                             tick_seconds, incidents, keep_parts=bool(every))
 

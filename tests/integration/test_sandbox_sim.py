@@ -95,3 +95,17 @@ def test_a_run_that_needs_sandboxes_stops_at_start_without_docker(tmp_path, monk
     assert r.exit_code == 2, r.output
     assert "no Docker daemon answers" in r.output and "make docker" in r.output
     assert "Traceback" not in r.output
+
+
+def test_an_interrupted_run_keeps_its_workspaces_for_resume(tmp_path):
+    from tests.conftest import interrupted_at
+
+    sets = ["runtime.backend=local", "runtime.checkpoint_every=10"]
+    whole = synthorg.Simulation(synthorg.load_config(STARTUP, sets), out=tmp_path / "whole"
+                                ).run(ticks=60)
+    sim = synthorg.Simulation(synthorg.load_config(STARTUP, sets), out=tmp_path / "cut")
+    interrupted_at(sim, 60, at=45)
+    assert _leftovers(tmp_path / "cut") > 0  # the analysts' workspaces, no containers
+    resumed = sim.resume()
+    assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
+    assert _leftovers(tmp_path / "cut") == 0
