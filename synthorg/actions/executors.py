@@ -102,4 +102,8 @@ def build_executor(spec: ExecutorSpec, key: np.uint64, context: ExecutorContext)
         from synthorg.actions.sandboxed import SandboxExecutor
 
         return SandboxExecutor(spec, key, context)
+    if spec.kind == "mcp":
+        from synthorg.actions.sandboxed import McpExecutor
+
+        return McpExecutor(spec, key, context)
     return DelayExecutor(spec, key)

@@ -110,3 +110,49 @@ class SandboxExecutor:
 
     async def aclose(self) -> None:
         await self._box.close(keep_workspaces=True)  # the run's end removes them, not resume
+
+
+class McpExecutor:
+    """Calls to a user's external MCP server (`mcp_servers`): one stdio session for the run,
+    opened at the first call. A tool error is a failed action, anything else succeeds."""
+
+    def __init__(self, spec: ExecutorSpec, key: np.uint64, context: ExecutorContext) -> None:
+        assert spec.server is not None  # the config's cross-checks
+        self._spec = spec
+        self._server = context.config.mcp_servers[spec.server]
+        self._tools = context.config.tools
+        self._session: McpSession | None = None
+        self._opening: asyncio.Lock | None = None
+        self._limit: asyncio.Semaphore | None = None
+
+    async def run(self, actions: np.ndarray, arguments: list[str]) -> list[Outcome]:
+        if self._limit is None:  # made in the runner's event loop
+            self._limit, self._opening = (asyncio.Semaphore(self._spec.max_in_flight),
+                                          asyncio.Lock())
+        texts = dict(zip(actions["call"].tolist(), arguments, strict=True))
+
+        async def one(row: np.void) -> Outcome:
+            session = await self._open()
+            tool = self._tools[int(row["tool"])]
+            ran = await session.call(tool.mcp_tool or tool.name,
+                                     json.loads(texts[int(row["call"])]), self._spec.timeout_s)
+            return (FAILED, 0.0) if ran.is_error else (OK, 1.0)
+
+        return await each_call(actions, one, self._limit, self._spec.timeout_s
+                               + self._server.timeout_s)
+
+    async def _open(self) -> McpSession:
+        from sandbox.bridge import McpSession
+
+        assert self._opening is not None
+        async with self._opening:
+            if self._session is None:
+                session = McpSession(list(self._server.command), dict(self._server.env) or None)
+                await session.open(self._server.timeout_s)
+                self._session = session
+        return self._session
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None

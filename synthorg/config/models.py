@@ -254,10 +254,13 @@ class ExecutorSpec(Frozen):
     """Runs actions that take wall-clock time. Whatever the wall clock does, an action's result
     is delivered `latency_ticks` after it was issued; a failure or time-out is an outcome."""
 
-    kind: Literal["delay", "sandbox"] = Field(description=(
+    kind: Literal["delay", "sandbox", "mcp"] = Field(description=(
         "delay: a test executor that sleeps a random wall-clock time and succeeds or fails "
         "by a seeded draw; sandbox: the call runs for real, its tool served over MCP in a "
-        "hardened Docker container (sandbox/)"))
+        "hardened Docker container (sandbox/); mcp: the call goes to an external MCP server "
+        "of `mcp_servers` (`server`)"))
+    server: Identifier | None = Field(default=None, description=(
+        "mcp: the name of the entry of `mcp_servers` that serves the calls"))
     max_in_flight: int = Field(default=8, ge=1, le=1024, description="concurrency limit")
     latency_ticks: int = Field(default=1, ge=1, le=10_000)
     timeout_s: float = Field(default=60.0, gt=0.0, le=86_400.0)
@@ -279,6 +282,15 @@ class ExecutorSpec(Frozen):
         if self.sleep_s.low < 0 or self.sleep_s.high > 60:
             raise ValueError("sleep_s must lie within [0, 60] seconds")
         return self
+
+
+class McpServerSpec(Frozen):
+    """An external MCP server, started as a stdio command for the run."""
+
+    command: tuple[Annotated[str, Field(min_length=1, max_length=4096)], ...] = Field(
+        min_length=1, max_length=256, description="program and arguments")
+    env: dict[str, str] = Field(default_factory=dict, description="added to its environment")
+    timeout_s: float = Field(default=30.0, gt=0.0, le=3600.0, description="start and per call")
 
 
 class DecisionPolicy(Frozen):
@@ -475,6 +487,9 @@ class CompanyConfig(Frozen):
     tools: tuple[ToolSpec, ...] = ()
     workload: WorkloadSpec = WorkloadSpec()
     executors: dict[Identifier, ExecutorSpec] = Field(default_factory=dict)
+    mcp_servers: dict[Identifier, McpServerSpec] = Field(default_factory=dict, description=(
+        "external MCP servers (git, databases, internal APIs) an executor of kind mcp calls; "
+        "their tools join the catalog as entries of `tools` and pass SecOps like any other"))
     policies: Policies = Policies()
     loop: LoopSpec = LoopSpec()
     scenario: tuple[ScenarioEvent, ...] = Field(
@@ -576,6 +591,10 @@ def reference_problems(cfg: CompanyConfig) -> list[str]:
         if tool.executor is not None and tool.executor not in cfg.executors:
             problems.append(f"tools[{i}].executor: unknown executor '{tool.executor}' "
                             f"(known: {sorted(cfg.executors)})")
+    for name, ex in cfg.executors.items():
+        if ex.kind == "mcp" and ex.server not in cfg.mcp_servers:
+            problems.append(f"executors.{name}.server: {ex.server!r} is not an entry of "
+                            f"mcp_servers (known: {sorted(cfg.mcp_servers)})")
     problems += scenario_problems(cfg, depts, roles, tools, task_types, agent_ids)
     for i, spec in enumerate(cfg.workload.task_types):
         where = f"workload.task_types[{i}]"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 
 import aiodocker
 import numpy as np
@@ -109,3 +110,35 @@ def test_an_interrupted_run_keeps_its_workspaces_for_resume(tmp_path):
     resumed = sim.resume()
     assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
     assert _leftovers(tmp_path / "cut") == 0
+
+
+def test_an_external_mcp_servers_tool_is_called_like_any_other(tmp_path):
+    import sys
+
+    from tests.conftest import REPO
+
+    server = REPO / "tests" / "data" / "mcp" / "records_server.py"
+    log = tmp_path / "records.log"
+    sets = ["runtime.backend=local", "tools.analyse.executor=null",
+            f"mcp_servers={{records: {{command: [{sys.executable}, {server}], "
+            f"env: {{RECORDS_LOG: {log}, PYTHONPATH: {REPO}}}}}}}",
+            "executors.records={kind: mcp, server: records, latency_ticks: 1}",
+            "tools.sql_query.executor=records"]
+    cfg = synthorg.load_config(STARTUP, sets)
+    result = synthorg.Simulation(cfg, out=tmp_path / "run").run(ticks=80)
+    actions = pl.read_parquet(tmp_path / "run" / "actions.parquet").filter(
+        pl.col("executor") == "records")
+    assert actions.height > 0 and set(actions["tool"]) == {"sql_query"}
+    # what the server received is what SecOps let through, call for call (and the calls
+    # of the last tick, whose outcomes fall after the run)
+    received = Counter(log.read_text().splitlines())
+    sent = Counter(json.loads(a)["query"].replace("\n", " ") for a in actions["arguments"])
+    assert sent <= received and received.total() - sent.total() <= cfg.agent_count()
+    # the server's answers decide: a query on a table it lacks fails, one it has succeeds
+    outcome = dict(zip((json.loads(a)["query"] for a in actions["arguments"]),
+                       actions["status"], strict=True))
+    assert {s for q, s in outcome.items() if q.startswith("UPDATE tickets")} == {"succeeded"}
+    assert {s for q, s in outcome.items() if "_items" in q} == {"failed"}
+    denied = result.events.filter((pl.col("kind") == "tool_denied")
+                                  & (pl.col("call_tool") == "sql_query"))
+    assert all(q not in received for q in (json.loads(a)["query"] for a in denied["arguments"]))
