@@ -203,6 +203,8 @@ class RayBackend:
 
     def __init__(self, plan: RunPlan) -> None:
         d, bounds = plan.directory, list(plan.group_bounds)
+        # executors holding things outside the run (sandbox containers, MCP servers)
+        self._holds_outside = any(e.kind != "delay" for e in plan.config.executors.values())
         ns = f"synthorg-{plan.run_id}"
         here = NodeAffinitySchedulingStrategy(ray.get_runtime_context().get_node_id(), soft=False)
         cfg_ref, dir_ref = ray.put(plan.config), ray.put(d)
@@ -316,9 +318,10 @@ class RayBackend:
         pipeline = getattr(self, "pipeline", None)  # none yet if the groups were never placed
         if pipeline is not None:
             pipeline.close()
-        with contextlib.suppress(ray.exceptions.RayError):  # executors' containers, if any
-            ray.wait([g.close.remote() for g in self.groups], num_returns=len(self.groups),
-                     timeout=60)
+        if self._holds_outside:  # executors' containers: let go of them while groups answer
+            with contextlib.suppress(ray.exceptions.RayError):  # (a lost group cannot: the
+                ray.wait([g.close.remote() for g in self.groups],  # driver removes them)
+                         num_returns=len(self.groups), timeout=5)
         for handle in [*self.groups, self.secops, self.writer]:
             with contextlib.suppress(ray.exceptions.RayError):  # already gone
                 if handle is not None:
