@@ -10,6 +10,7 @@ of an interrupted run are kept: `synthorg resume` carries its workspaces on.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from pathlib import Path
 
@@ -32,7 +33,7 @@ async def remove_run(docker: aiodocker.Docker, run_key: str, keep_volumes: bool 
         return removed
     volumes = await docker.volumes.list(filters={"label": [label]})
     for info in volumes.get("Volumes") or []:
-        removed += await _delete_volume(docker, info["Name"])
+        removed += await delete_volume(docker, info["Name"])
     return removed
 
 
@@ -52,7 +53,7 @@ async def sweep_dead(docker: aiodocker.Docker) -> int:
             continue
         run_dir = labels.get(LABEL_RUN_DIR)
         if run_dir is None or not Path(run_dir).is_dir() or (Path(run_dir) / "summary.json").exists():
-            removed += await _delete_volume(docker, info["Name"])
+            removed += await delete_volume(docker, info["Name"])
     return removed
 
 
@@ -68,12 +69,19 @@ async def _delete_container(container: aiodocker.containers.DockerContainer) -> 
             raise
 
 
-async def _delete_volume(docker: aiodocker.Docker, name: str) -> int:
-    try:
-        volume = await docker.volumes.get(name)
-        await volume.delete()
-        return 1
-    except aiodocker.DockerError as exc:
-        if exc.status in (404, 409):  # gone, or still mounted by a container going away
-            return 0
-        raise
+async def delete_volume(docker: aiodocker.Docker, name: str, tries: int = 1) -> int:
+    """Delete a volume; one still mounted by a container going away is tried again up to
+    `tries` times. Returns 1 if it was deleted."""
+    for attempt in range(tries):
+        try:
+            volume = await docker.volumes.get(name)
+            await volume.delete()
+            return 1
+        except aiodocker.DockerError as exc:
+            if exc.status == 404:  # gone
+                return 0
+            if exc.status != 409:  # 409: in use
+                raise
+        if attempt + 1 < tries:
+            await asyncio.sleep(0.1)
+    return 0

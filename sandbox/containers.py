@@ -156,12 +156,9 @@ class DockerSandbox:
         session = self._sessions.pop(scope, None)
         if session is not None:
             await session.close()
-        docker = await self.docker()
-        try:
-            await docker.volumes.get(self.volume_name(scope))
-        except aiodocker.DockerError:
-            return
-        await _remove_volume(docker, self.volume_name(scope))
+        from sandbox.cleanup import delete_volume
+
+        await delete_volume(await self.docker(), self.volume_name(scope), tries=20)
 
     async def close(self, keep_workspaces: bool = False) -> None:
         """Close every session and remove the run's containers and, unless
@@ -190,16 +187,3 @@ async def _log(container: aiodocker.containers.DockerContainer, cap: int, stdout
     if len(text) > cap:
         return text[:cap] + f"\n[output truncated: more than {cap} bytes]"
     return text
-
-
-async def _remove_volume(docker: aiodocker.Docker, name: str) -> None:
-    """A volume still mounted by a container that is going away is removed on a retry."""
-    for _ in range(20):
-        try:
-            volume = await docker.volumes.get(name)
-            await volume.delete()
-            return
-        except aiodocker.DockerError as exc:
-            if exc.status == 404:
-                return
-            await asyncio.sleep(0.1)
