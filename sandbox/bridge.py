@@ -11,15 +11,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+from pathlib import Path
 
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from sandbox.backend import ToolResult
 
 
 class McpSession:
-    def __init__(self, command: list[str], env: dict[str, str] | None = None) -> None:
+    """`log`: where the server's stderr goes (appended; None: discarded), never the
+    terminal, whose one clear line per failure it would bury."""
+
+    def __init__(self, command: list[str], env: dict[str, str] | None = None,
+                 log: Path | None = None) -> None:
         self._params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+        self._log = log
         self._client: Client | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
@@ -33,19 +41,24 @@ class McpSession:
         except TimeoutError:
             await self.close()
             raise RuntimeError(f"MCP server {self._params.command} did not start within "
-                               f"{timeout_s:g} s") from None
+                               f"{timeout_s:g} s{self._see_log}") from None
         if self._error is not None:
             raise RuntimeError(f"MCP server {self._params.command} failed to start: "
-                               f"{self._error}") from self._error
+                               f"{self._error}{self._see_log}") from self._error
+
+    @property
+    def _see_log(self) -> str:
+        return f" (its stderr: {self._log})" if self._log is not None else ""
 
     async def _hold(self) -> None:
         try:
-            async with Client(self._params) as client:
-                self._client = client
-                self._ready.set()
-                await self._stop.wait()
+            with open(self._log or os.devnull, "a") as errlog:
+                async with Client(stdio_client(self._params, errlog=errlog)) as client:
+                    self._client = client
+                    self._ready.set()
+                    await self._stop.wait()
         except BaseException as exc:  # reported to the opener, or to the next caller
-            self._error = exc
+            self._error = _innermost(exc)
         finally:
             self._client = None
             self._ready.set()
@@ -74,3 +87,10 @@ class McpSession:
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(self._task, 10)
             self._task = None
+
+
+def _innermost(exc: BaseException) -> BaseException:
+    """The first error inside task groups' wrappers, which say only how many there were."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc

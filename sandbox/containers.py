@@ -39,6 +39,7 @@ from sandbox.bridge import McpSession
 SERVER = Path(__file__).parent  # mcp_server.py and its zygote, read-only at /opt/server
 SDK = Path(sysconfig.get_paths()["purelib"])  # the MCP SDK the server imports, read-only
 WORKSPACE = "/workspace"
+LOG = "sandbox.log"  # in the run directory: what the containers' servers print on stderr
 
 
 class DockerSandbox:
@@ -147,10 +148,17 @@ class DockerSandbox:
         container = await docker.containers.create(
             self.config(["python3", "/opt/server/mcp_server.py"], limits, volume, scope,
                         interactive=True), name=self._name(scope))
-        session = McpSession(["docker", "start", "--attach", "--interactive", container.id])
+        session = McpSession(["docker", "start", "--attach", "--interactive", container.id],
+                             log=self.run_dir / LOG if self.run_dir is not None else None)
         await session.open(limits.timeout_s)
         self._sessions[scope] = session
         return session
+
+    async def discard(self, scope: str, session: McpSession) -> None:
+        """Close a session that failed (its workspace stays), unless another took its place."""
+        if self._sessions.get(scope) is session:
+            del self._sessions[scope]
+        await session.close()
 
     async def release(self, scope: str) -> None:
         session = self._sessions.pop(scope, None)

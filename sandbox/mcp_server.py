@@ -21,6 +21,7 @@ are imported.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
 import signal
@@ -193,29 +194,37 @@ async def _spawn_exec(argv: list[str], stdin: bytes | None, out_w: int, err_w: i
 
 
 class _Zygote:
-    """Client of zygote.py, a warm Python forking one child per ``run_python`` call (~4 ms, not ~11)."""
+    """Client of zygote.py, a warm Python forking one child per ``run_python`` call (~4 ms, not ~11).
+
+    The zygote answers starts in the order it was asked, so starts wait in a queue; a caller
+    that went away (its call was cancelled) leaves its place, and the child, once reported,
+    is killed and forgotten.
+    """
 
     PROGRAM = Path(__file__).with_name("zygote.py")
     MESSAGE = struct.Struct("=cii")
 
     def __init__(self) -> None:
         self._sock: socket.socket | None = None
-        self._lock = asyncio.Lock()
-        self._started: asyncio.Future[int] | None = None
+        self._starting: asyncio.Lock = asyncio.Lock()
+        self._starts: collections.deque[asyncio.Future[int]] = collections.deque()
         self._exits: dict[int, asyncio.Future[int | None]] = {}
+        self._early: dict[int, int | None] = {}  # exits reported before their starts
+        self._abandoned: set[int] = set()
 
     async def spawn(self, code: bytes, out_w: int, err_w: int) -> tuple[int, Exited]:
         code_fd = os.memfd_create("code")
         try:
             os.write(code_fd, code)
             os.lseek(code_fd, 0, os.SEEK_SET)
-            async with self._lock:  # one start at a time: replies come in order
+            async with self._starting:  # one zygote, started once
                 sock = self._sock or await self._start()
-                self._started = asyncio.get_running_loop().create_future()
-                socket.send_fds(sock, [b"R"], [code_fd, out_w, err_w])
-                pid = await self._started
+            started = asyncio.get_running_loop().create_future()
+            self._starts.append(started)  # no await between: queue order is send order
+            socket.send_fds(sock, [b"R"], [code_fd, out_w, err_w])
         finally:
             os.close(code_fd)
+        pid = await started
         return pid, self._exit_future(pid)
 
     async def _start(self) -> socket.socket:
@@ -235,11 +244,11 @@ class _Zygote:
         return ours
 
     def _exit_future(self, pid: int) -> asyncio.Future[int | None]:
-        fut = self._exits.get(pid)
-        if fut is None:
-            fut = self._exits[pid] = asyncio.get_running_loop().create_future()
-        elif fut.done():  # the child ended before its start was reported
-            del self._exits[pid]
+        fut: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        if pid in self._early:  # the child ended before its start was reported
+            fut.set_result(self._early.pop(pid))
+        else:
+            self._exits[pid] = fut
         return fut
 
     def _on_readable(self) -> None:
@@ -249,6 +258,8 @@ class _Zygote:
                 data = self._sock.recv(16)
             except BlockingIOError:
                 return
+            except OSError:
+                data = b""
             if not data:  # the zygote died: forget it and its children, start another next time
                 asyncio.get_running_loop().remove_reader(self._sock.fileno())
                 self._sock.close()
@@ -257,23 +268,39 @@ class _Zygote:
                 return
             kind, value, code = self.MESSAGE.unpack(data)
             if kind == b"X":
-                fut = self._exits.pop(value, None)
-                if fut is None:  # reported before its start: _exit_future picks it up
-                    fut = self._exits[value] = asyncio.get_running_loop().create_future()
-                fut.set_result(code)
-            elif self._started is not None and not self._started.done():
-                if kind == b"P":
-                    self._started.set_result(value)
+                self._ended(value, code)
+            elif self._starts:
+                started = self._starts.popleft()
+                if started.done():  # its caller went away: so does the child
+                    if kind == b"P" and self._early.pop(value, "running") == "running":
+                        self._abandoned.add(value)
+                        _kill_group(value)
+                elif kind == b"P":
+                    started.set_result(value)
                 else:
-                    self._started.set_exception(ToolError(f"cannot start python: {os.strerror(value)}"))
+                    started.set_exception(ToolError(f"cannot start python: {os.strerror(value)}"))
+
+    def _ended(self, pid: int, code: int | None) -> None:
+        if pid in self._abandoned:
+            self._abandoned.discard(pid)
+            return
+        fut = self._exits.pop(pid, None)
+        if fut is None:
+            self._early[pid] = code
+        elif not fut.done():  # done: cancelled with its call
+            fut.set_result(code)
 
     def _fail(self, exc: Exception) -> None:
-        if self._started is not None and not self._started.done():
-            self._started.set_exception(exc)
+        while self._starts:
+            started = self._starts.popleft()
+            if not started.done():
+                started.set_exception(exc)
         for fut in self._exits.values():
             if not fut.done():
                 fut.set_result(None)
         self._exits.clear()
+        self._early.clear()
+        self._abandoned.clear()
 
 
 _zygote = _Zygote()

@@ -85,11 +85,17 @@ def main() -> None:
                 return
             if pid == 0:
                 return
-            sock.send(MESSAGE.pack(b"X", pid, os.waitstatus_to_exitcode(status)))
+            try:
+                sock.send(MESSAGE.pack(b"X", pid, os.waitstatus_to_exitcode(status)))
+            except OSError:
+                os._exit(0)
 
     signal.signal(signal.SIGCHLD, reap)
     while True:
-        msg, fds, _, _ = socket.recv_fds(sock, 16, 3)
+        try:
+            msg, fds, _, _ = socket.recv_fds(sock, 16, 3)
+        except OSError:  # the server went away (its container is being removed)
+            os._exit(0)
         if not msg:  # the server went away
             os._exit(0)
         try:
@@ -102,7 +108,10 @@ def main() -> None:
             reply = MESSAGE.pack(b"P", pid, 0)
         for fd in fds:
             os.close(fd)
-        sock.send(reply)
+        try:
+            sock.send(reply)
+        except OSError:
+            os._exit(0)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,13 @@ class ActorCrashed(RunFailure):
     """A worker process hosting part of the simulation died; the run rolls back and goes on."""
 
 
+class ExecutorFault(ActorCrashed):
+    """An executor's outside service (the Docker engine of the sandbox, an MCP server) failed
+    one call on every attempt. Never the call's outcome: that would make the ledger depend on
+    the machine's luck. The run rolls back to its last good state and goes on, as for a lost
+    actor, and gives up after as many recoveries."""
+
+
 class Interrupted(RunFailure):
     """SIGINT/SIGTERM: a checkpoint was written; `synthorg resume` continues the run."""
 

@@ -22,6 +22,7 @@ import numpy as np
 from synthorg.config.models import CompanyConfig, ExecutorSpec
 from synthorg.domain.enums import ActionStatus
 from synthorg.domain.rng import Stream, uniform
+from synthorg.errors import ExecutorFault
 
 Outcome = tuple[int, float]  # ActionStatus, value
 Decide = Callable[[np.ndarray, list[str]], Awaitable[list[Outcome]]]
@@ -43,9 +44,10 @@ class Executor(Protocol):
 
 
 async def each_call(actions: np.ndarray, call: Callable[[np.void], Awaitable[Outcome]],
-                    limit: asyncio.Semaphore, timeout_s: float) -> list[Outcome]:
-    """Run `call` per action, at most `limit` at a time, each within `timeout_s` seconds (a
-    time-out is an outcome: aiodocker-like waits that never fire are cut here)."""
+                    limit: asyncio.Semaphore, timeout_s: float | None) -> list[Outcome]:
+    """Run `call` per action, at most `limit` at a time, each within `timeout_s` seconds (None:
+    the call keeps its own time). A time-out or an error of the call is its outcome; an
+    ExecutorFault (the executor's outside service failed) is not, and stops the batch."""
 
     async def one(row: np.void) -> Outcome:
         async with limit:
@@ -53,6 +55,8 @@ async def each_call(actions: np.ndarray, call: Callable[[np.void], Awaitable[Out
                 return await asyncio.wait_for(call(row), timeout_s)
             except TimeoutError:
                 return int(ActionStatus.timed_out), 0.0
+            except ExecutorFault:
+                raise
             except Exception:  # an executor's failure is the action's outcome, not a crash
                 return int(ActionStatus.failed), 0.0
 

@@ -21,6 +21,7 @@ import numpy as np
 from synthorg.actions.executors import ExecutorContext, Outcome, each_call
 from synthorg.config.models import ExecutorSpec
 from synthorg.domain.enums import ActionStatus
+from synthorg.errors import ExecutorFault
 
 if TYPE_CHECKING:
     from sandbox.bridge import McpSession
@@ -51,29 +52,41 @@ class SandboxExecutor:
         async def one(row: np.void) -> Outcome:
             return await self._call(row, json.loads(texts[int(row["call"])]))
 
-        # the executor's own limit is the program's; the call's adds the session's start
-        return await each_call(actions, one, self._limit, self._spec.timeout_s + 30.0)
+        return await each_call(actions, one, self._limit, None)  # _call keeps the time
 
     async def _call(self, row: np.void, arguments: dict[str, object]) -> Outcome:
+        """One call, again in a fresh session while the sandbox itself fails (`retries`)."""
         tool = self._tools[int(row["tool"])]
-        scope, session = await self._session(row)
+        scope = self._scope(row)
+        for _ in range(self._spec.retries + 1):
+            session = None
+            try:
+                session = await self._session(scope)
+                return await self._attempt(row, session, arguments)
+            except Exception as exc:  # Docker, the container or its MCP server failed
+                problem = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+                if session is not None:
+                    await self._box.discard(scope, session)
+            finally:
+                if self._spec.lifetime == "call":
+                    await self._box.release(scope)
+        raise ExecutorFault(f"sandbox call {int(row['call'])} ({tool.name}) failed "
+                            f"{self._spec.retries + 1} times: {problem}")
+
+    async def _attempt(self, row: np.void, session: McpSession, arguments: dict[str, object]
+                       ) -> Outcome:
+        tool = self._tools[int(row["tool"])]
         name = tool.mcp_tool or tool.name
-        try:
-            ran = await session.call(name, {**arguments, **self._time_limit(name)},
-                                     self._spec.timeout_s + 10.0)
-            result = ran.metadata
-            if tool.checked and not (result.get("timed_out") or ran.is_error):
-                expected = await self._expected_output(int(row["tool"]), int(row["task"]),
-                                                       session)
-        finally:
-            if self._spec.lifetime == "call":
-                await self._box.release(scope)
+        ran = await session.call(name, {**arguments, **self._time_limit(name)},
+                                 self._spec.timeout_s + 10.0)
+        result = ran.metadata
         if result.get("timed_out"):
             return TIMED_OUT, 0.0
         if ran.is_error or result.get("exit_code", 0) not in (0, None):
             return FAILED, 0.0
         if not tool.checked:
             return OK, 1.0
+        expected = await self._expected_output(int(row["tool"]), int(row["task"]), session)
         return OK, 1.0 if result.get("stdout") == expected else self._spec.wrong_quality
 
     def _time_limit(self, mcp_tool: str) -> dict[str, object]:
@@ -91,12 +104,14 @@ class SandboxExecutor:
             self._expected[key] = str(ran.metadata.get("stdout"))
         return self._expected[key]
 
-    async def _session(self, row: np.void) -> tuple[str, McpSession]:
-        scope = {"task": f"task-{int(row['task'])}", "agent": f"agent-{int(row['agent'])}",
-                 "call": f"call-{int(row['call'])}"}[self._spec.lifetime]
+    def _scope(self, row: np.void) -> str:
+        return {"task": f"task-{int(row['task'])}", "agent": f"agent-{int(row['agent'])}",
+                "call": f"call-{int(row['call'])}"}[self._spec.lifetime]
+
+    async def _session(self, scope: str) -> McpSession:
         lock = self._opening.setdefault(scope, asyncio.Lock())
         async with lock:  # one session per scope, however many calls ask at once
-            return scope, await self._box.open_session(scope, self._limits)
+            return await self._box.open_session(scope, self._limits)
 
     async def release_tasks(self, tasks: list[int]) -> None:
         """The tasks ended: their sessions and workspaces go (lifetime task)."""
@@ -120,6 +135,7 @@ class McpExecutor:
         assert spec.server is not None  # the config's cross-checks
         self._spec = spec
         self._server = context.config.mcp_servers[spec.server]
+        self._run_dir = context.run_dir
         self._tools = context.config.tools
         self._session: McpSession | None = None
         self._opening: asyncio.Lock | None = None
@@ -132,14 +148,30 @@ class McpExecutor:
         texts = dict(zip(actions["call"].tolist(), arguments, strict=True))
 
         async def one(row: np.void) -> Outcome:
-            session = await self._open()
-            tool = self._tools[int(row["tool"])]
-            ran = await session.call(tool.mcp_tool or tool.name,
-                                     json.loads(texts[int(row["call"])]), self._spec.timeout_s)
-            return (FAILED, 0.0) if ran.is_error else (OK, 1.0)
+            return await self._call(row, json.loads(texts[int(row["call"])]))
 
-        return await each_call(actions, one, self._limit, self._spec.timeout_s
-                               + self._server.timeout_s)
+        return await each_call(actions, one, self._limit, None)  # _call keeps the time
+
+    async def _call(self, row: np.void, arguments: dict[str, object]) -> Outcome:
+        """A slow answer is the call's outcome (timed out); a server that fails is not: the
+        call goes again to a fresh one (`retries`), then the run rolls back."""
+        tool = self._tools[int(row["tool"])]
+        for _ in range(self._spec.retries + 1):
+            session = None
+            try:
+                session = await self._open()
+                ran = await session.call(tool.mcp_tool or tool.name, arguments,
+                                         self._spec.timeout_s)
+                return (FAILED, 0.0) if ran.is_error else (OK, 1.0)
+            except TimeoutError:  # the server answered too slowly (it started: open raises
+                return TIMED_OUT, 0.0  # RuntimeError)
+            except Exception as exc:
+                problem = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+                if session is not None and session is self._session:
+                    self._session = None
+                    await session.close()
+        raise ExecutorFault(f"MCP server {self._spec.server!r}, call {int(row['call'])} "
+                            f"({tool.name}) failed {self._spec.retries + 1} times: {problem}")
 
     async def _open(self) -> McpSession:
         from sandbox.bridge import McpSession
@@ -147,7 +179,9 @@ class McpExecutor:
         assert self._opening is not None
         async with self._opening:
             if self._session is None:
-                session = McpSession(list(self._server.command), dict(self._server.env) or None)
+                log = self._run_dir / f"mcp-{self._spec.server}.log" if self._run_dir else None
+                session = McpSession(list(self._server.command), dict(self._server.env) or None,
+                                     log=log)
                 await session.open(self._server.timeout_s)
                 self._session = session
         return self._session

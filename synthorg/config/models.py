@@ -276,6 +276,10 @@ class ExecutorSpec(Frozen):
     network: bool = Field(default=False, description="sandbox: the containers may reach a network")
     wrong_quality: Probability = Field(default=0.3, description=(
         "sandbox, checked tools: the quality of a turn whose program gave the wrong answer"))
+    retries: int = Field(default=2, ge=0, le=10, description=(
+        "sandbox, mcp: attempts after the outside service itself failed (Docker, the MCP "
+        "server), each in a fresh session; still failing, the run rolls back to its last good "
+        "state (an incident), since such a failure is never the call's outcome"))
 
     @model_validator(mode="after")
     def _sleep_range(self) -> ExecutorSpec:

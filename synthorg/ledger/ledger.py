@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import io
+import json
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -307,10 +308,17 @@ class LedgerShard:
         self._sink.discard(self.shard, self._part_no)
 
 
-def record_incident(run_dir: Path, tick: int, rows: np.ndarray) -> None:
-    """Infrastructure incidents (a crashed actor): kept in the events table, never hashed, so
-    a recovered run keeps the hash of an undisturbed one."""
+INCIDENTS_LOG = "incidents.jsonl"
+
+
+def record_incident(run_dir: Path, tick: int, rows: np.ndarray, reason: str = "") -> None:
+    """Infrastructure incidents (a crashed actor, a failing executor): kept in the events
+    table, never hashed, so a recovered run keeps the hash of an undisturbed one; what went
+    wrong, in words, in incidents.jsonl."""
     parts = run_dir / PARTS_DIR
     parts.mkdir(parents=True, exist_ok=True)
+    with open(run_dir / INCIDENTS_LOG, "a", encoding="utf-8") as log:
+        log.write(json.dumps({"tick": tick, "back_to": int(rows["target"][0]),
+                              "reason": reason[:2000]}) + "\n")
     n = len(part_files(parts, "incidents"))
     write_part(parts / part_name("incidents", f"{tick:08d}", n), [rows])

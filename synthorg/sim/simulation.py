@@ -206,7 +206,7 @@ class Simulation:
                                                  f"recoveries: {crash}") from crash
                             try:
                                 backend, driver = self._recover(plan, backend, good,
-                                                                driver.tick)
+                                                                driver.tick, str(crash))
                                 break
                             except ActorCrashed as again:
                                 crash = again
@@ -237,17 +237,17 @@ class Simulation:
             except ActorCrashed as crash:
                 self._incidents_at_start += 1
                 self._record_incident(start.tick if start is not None else 0,
-                                      start.tick if start is not None else 0)
+                                      start.tick if start is not None else 0, str(crash))
                 backend.close()
                 self.backend = None
                 if attempt == MAX_RECOVERIES:
                     raise RunFailure(f"could not start the run's actors: {crash}") from crash
         raise AssertionError("unreachable")
 
-    def _recover(self, plan: RunPlan, backend: Backend, good: bytes, tick: int
+    def _recover(self, plan: RunPlan, backend: Backend, good: bytes, tick: int, reason: str
                  ) -> tuple[Backend, Driver]:
         """Rebuild every actor from the last good state and record the incident."""
-        self._record_incident(tick, ckpt.decode(good, "in-memory checkpoint").tick)
+        self._record_incident(tick, ckpt.decode(good, "in-memory checkpoint").tick, reason)
         backend.close()
         state = ckpt.decode(good, "in-memory checkpoint")
         backend_cls, _ = self._backend_class()
@@ -257,11 +257,12 @@ class Simulation:
         driver.load_state(state.driver)
         return backend, driver
 
-    def _record_incident(self, tick: int, back_to: int) -> None:
-        """A lost actor, at `tick`, the run rolled back to `back_to` (not hashed)."""
+    def _record_incident(self, tick: int, back_to: int, reason: str) -> None:
+        """A lost actor or a failing executor at `tick`, the run rolled back to `back_to` (not
+        hashed)."""
         row = np.zeros(1, dtype=EVENT_DTYPE)
         row[0] = (tick, SYSTEM_ACTOR, 0, EventKind.incident, -1, back_to, 0.0, 0)
-        record_incident(self.out, tick, row)
+        record_incident(self.out, tick, row, reason)
 
     def _moment(self, name: str) -> None:
         if self.fault_hook is not None:

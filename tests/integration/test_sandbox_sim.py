@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from pathlib import Path
 
 import aiodocker
 import numpy as np
@@ -142,3 +143,57 @@ def test_an_external_mcp_servers_tool_is_called_like_any_other(tmp_path):
     denied = result.events.filter((pl.col("kind") == "tool_denied")
                                   & (pl.col("call_tool") == "sql_query"))
     assert all(q not in received for q in (json.loads(a)["query"] for a in denied["arguments"]))
+
+
+def _kill_containers_of(run_dir) -> int:
+    import asyncio
+
+    key = hashlib.blake2b(str(run_dir.resolve()).encode(), digest_size=6).hexdigest()
+
+    async def kill() -> int:
+        async with aiodocker.Docker() as docker:
+            running = await docker.containers.list(filters={"label": [f"{LABEL_RUN}={key}"]})
+            for container in running:
+                await container.kill()
+            return len(running)
+
+    return asyncio.run(kill())
+
+
+def test_containers_killed_mid_run_change_nothing_in_the_ledger(tmp_path):
+    """A failing sandbox is not a call's outcome: the calls go again in fresh containers."""
+    sets = ["runtime.backend=local"]
+    calm = synthorg.Simulation(synthorg.load_config(STARTUP, sets), out=tmp_path / "calm"
+                               ).run(ticks=80)
+    killed = []
+
+    def kill(done: int, total: int) -> None:
+        if done in (30, 31, 50):
+            killed.append(_kill_containers_of(tmp_path / "hit"))
+
+    hit = synthorg.Simulation(synthorg.load_config(STARTUP, sets), out=tmp_path / "hit"
+                              ).run(ticks=80, on_tick=kill)
+    assert sum(killed) > 0
+    assert hit.summary.ledger_sha256 == calm.summary.ledger_sha256
+    assert _leftovers(tmp_path / "hit") == 0
+
+
+def test_an_mcp_server_that_keeps_failing_stops_the_run_with_its_reason(tmp_path):
+    import subprocess
+    import sys
+
+    synthorg_cli = str(Path(sys.executable).with_name("synthorg"))
+    out = tmp_path / "run"
+    sets = ["--set", "runtime.backend=local", "--set", "tools.analyse.executor=null",
+            "--set", f"mcp_servers={{broken: {{command: [{sys.executable}, -c, "
+                     f"'import sys; sys.exit(3)'], timeout_s: 5}}}}",
+            "--set", "executors.records={kind: mcp, server: broken, retries: 1}",
+            "--set", "tools.sql_query.executor=records"]
+    r = subprocess.run([synthorg_cli, "run", str(STARTUP), "--out", str(out), "--ticks", "40",
+                        *sets], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    assert "Traceback" not in r.stderr and "giving up after" in r.stderr
+    assert "MCP server 'broken'" in r.stderr and "failed 2 times" in r.stderr
+    incidents = [json.loads(line) for line in (out / "incidents.jsonl").read_text().splitlines()]
+    assert len(incidents) >= 5
+    assert all("MCP server 'broken'" in i["reason"] for i in incidents)
