@@ -18,7 +18,8 @@ LABEL_RUN = "org.synthorg.run"  # the run (its directory's key) a container or v
 LABEL_PID = "org.synthorg.pid"  # the process that owns it (a dead owner's leftovers go)
 LABEL_HOST = "org.synthorg.host"
 LABEL_RUN_DIR = "org.synthorg.run_dir"
-LABEL_SCOPE = "org.synthorg.scope"  # what a workspace volume is for (task-17, agent-3)
+LABEL_SCOPE = "org.synthorg.scope"  # what a container or volume was made for (task-17, agent-3)
+SPARE = "spare"  # the scope of what the warm pool starts ahead, before any scope takes it
 
 
 class Limits(BaseModel):

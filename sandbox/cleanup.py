@@ -4,7 +4,8 @@ A run removes its containers and workspace volumes when it ends or is interrupte
 (`remove_run`). One killed outright cannot: its session containers stop by themselves when
 their stdio client dies (they are auto-removed), and the next run sweeps the rest
 (`sweep_dead`): containers whose owning process on this host is gone, and workspace volumes
-whose run finished (its directory holds a summary) or whose directory is gone. The volumes
+whose run finished (its directory holds a summary) or whose directory is gone, or that were
+a dead run's spares (never anyone's workspace). The volumes
 of an interrupted run are kept: `synthorg resume` carries its workspaces on.
 """
 
@@ -17,7 +18,7 @@ from pathlib import Path
 import aiodocker
 import psutil
 
-from sandbox.backend import LABEL_HOST, LABEL_PID, LABEL_RUN, LABEL_RUN_DIR
+from sandbox.backend import LABEL_HOST, LABEL_PID, LABEL_RUN, LABEL_RUN_DIR, LABEL_SCOPE, SPARE
 
 
 async def remove_run(docker: aiodocker.Docker, run_key: str, keep_volumes: bool = False
@@ -52,7 +53,8 @@ async def sweep_dead(docker: aiodocker.Docker) -> int:
         if labels.get(LABEL_HOST) != host or _alive(labels.get(LABEL_PID, "")):
             continue
         run_dir = labels.get(LABEL_RUN_DIR)
-        if run_dir is None or not Path(run_dir).is_dir() or (Path(run_dir) / "summary.json").exists():
+        if (labels.get(LABEL_SCOPE) == SPARE or run_dir is None or not Path(run_dir).is_dir()
+                or (Path(run_dir) / "summary.json").exists()):
             removed += await delete_volume(docker, info["Name"])
     return removed
 

@@ -29,7 +29,7 @@ import socket
 import struct
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -90,10 +90,21 @@ class Listing(TypedDict):
     truncated: bool
 
 
+@contextlib.asynccontextmanager
+async def _lifespan(_: object) -> AsyncIterator[None]:
+    """The zygote starts with the server, not at the first ``run_python``: a session taken
+    from the warm pool answers its first call as fast as its later ones."""
+    starting = asyncio.create_task(_zygote.warm()) if USE_ZYGOTE else None
+    yield
+    if starting is not None:
+        starting.cancel()
+
+
 server = MCPServer(
     "synthorg-sandbox",
     instructions=f"Run code and manage files in the sandbox workspace {WORKSPACE}.",
     log_level="WARNING",
+    lifespan=_lifespan,
 )
 
 
@@ -211,6 +222,12 @@ class _Zygote:
         self._exits: dict[int, asyncio.Future[int | None]] = {}
         self._early: dict[int, int | None] = {}  # exits reported before their starts
         self._abandoned: set[int] = set()
+
+    async def warm(self) -> None:
+        with contextlib.suppress(OSError):
+            async with self._starting:
+                if self._sock is None:
+                    await self._start()
 
     async def spawn(self, code: bytes, out_w: int, err_w: int) -> tuple[int, Exited]:
         code_fd = os.memfd_create("code")

@@ -36,6 +36,9 @@ class ActionRunner:
         # issued batches: (due tick, rows, their outcomes to come)
         self._flying: list[tuple[int, np.ndarray, Future[list[Outcome]]]] = []
         self._landed: list[np.ndarray] = []  # rows with outcomes, not yet delivered
+        for executor in self._executors.values():  # e.g. sandboxes started ahead
+            if hasattr(executor, "prepare"):
+                asyncio.run_coroutine_threadsafe(executor.prepare(), self._event_loop())
 
     @property
     def idle(self) -> bool:

@@ -39,10 +39,16 @@ class SandboxExecutor:
         self._tools = context.config.tools
         self._limits = Limits(memory_mb=spec.memory_mb, cpus=spec.cpus, pids=spec.pids,
                               timeout_s=spec.timeout_s, network=spec.network)
-        self._box = DockerSandbox(context.run_key, context.run_dir)
+        self._box = DockerSandbox(context.run_key, context.run_dir,
+                                  workspaces=spec.lifetime != "call")
         self._limit: asyncio.Semaphore | None = None
         self._opening: dict[str, asyncio.Lock] = {}
         self._expected: dict[tuple[int, int], str] = {}  # (tool, task) -> correct output
+
+    async def prepare(self) -> None:
+        """At the run's start, in the runner's loop: the pool begins to fill."""
+        if self._spec.pool:
+            self._box.warm(self._limits, self._spec.pool)
 
     async def run(self, actions: np.ndarray, arguments: list[str]) -> list[Outcome]:
         if self._limit is None:  # made in the runner's event loop

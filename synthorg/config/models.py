@@ -276,6 +276,9 @@ class ExecutorSpec(Frozen):
     network: bool = Field(default=False, description="sandbox: the containers may reach a network")
     wrong_quality: Probability = Field(default=0.3, description=(
         "sandbox, checked tools: the quality of a turn whose program gave the wrong answer"))
+    pool: int = Field(default=2, ge=0, le=64, description=(
+        "sandbox: sessions (container, MCP server, fresh workspace) started ahead, so a "
+        "scope's first call does not pay a container start; each costs an idle container"))
     retries: int = Field(default=2, ge=0, le=10, description=(
         "sandbox, mcp: attempts after the outside service itself failed (Docker, the MCP "
         "server), each in a fresh session; still failing, the run rolls back to its last good "

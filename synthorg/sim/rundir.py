@@ -17,14 +17,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from synthorg.errors import MisuseError
-from synthorg.ledger.ledger import PARTS_DIR
+from synthorg.ledger.ledger import INCIDENTS_LOG, PARTS_DIR
 from synthorg.sim.checkpoint import DIR_NAME as CHECKPOINTS_DIR
 
 LOCK = ".synthorg.lock"
 RESULTS = ("summary.json", "events.parquet", "tasks.parquet", "agents.parquet",
            "actions.parquet", "timeseries.parquet", "config.resolved.yaml", "provenance.json",
            "manifest.json", "approvals.sqlite", "approvals.sqlite-wal", "approvals.sqlite-shm",
-           PARTS_DIR, CHECKPOINTS_DIR)
+           INCIDENTS_LOG, PARTS_DIR, CHECKPOINTS_DIR,
+           # sandbox/containers.py's: a stale record would hand a new run's scopes old workspaces
+           "sandbox.log", "sandbox-workspaces.jsonl")
+LOGS = "mcp-*.log"  # external MCP servers' stderr (synthorg/actions/sandboxed.py)
 
 
 @contextlib.contextmanager
@@ -47,6 +50,7 @@ def owned(run_dir: Path, fresh: bool, overwrite: bool = False) -> Iterator[None]
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         if fresh:
             held = [name for name in RESULTS if (run_dir / name).exists()]
+            held += sorted(p.name for p in run_dir.glob(LOGS))
             if held and not overwrite:
                 raise MisuseError(f"{run_dir} holds another run's results ({', '.join(held[:3])}"
                                   f"{', ...' if len(held) > 3 else ''}): choose another --out, "

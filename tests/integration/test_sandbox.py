@@ -209,3 +209,87 @@ def test_bench_reports_the_sandbox_figures(docker_ready):
     assert row["bench"] == "sandbox" and row["warm_calls"] > 0
     assert 0 < row["warm_p50_ms"] <= row["warm_p95_ms"] and row["calls_per_second"] > 0
     assert 0 < row["cold_start_s"] < 30
+
+
+async def _containers(run_key: str) -> set[str]:
+    async with aiodocker.Docker() as docker:
+        label = {"label": [f"{LABEL_RUN}={run_key}"]}
+        return {c.id for c in await docker.containers.list(filters=label)}
+
+
+def test_a_scopes_first_call_takes_a_spare_from_the_warm_pool(docker_ready, tmp_path):
+    async def go():
+        box = DockerSandbox(f"test{uuid.uuid4().hex[:8]}", run_dir=tmp_path)
+        try:
+            box.warm(Limits(), 1)
+            for _ in range(300):  # until the spare runs (a container start or so)
+                spare = await _containers(box.run_key)
+                if spare:
+                    break
+                await asyncio.sleep(0.05)
+            for _ in range(300):  # and its server answers: the spare is in the pool
+                if box.spares:
+                    break
+                await asyncio.sleep(0.05)
+            s = await box.open_session("task-1", Limits())
+            taken = await _containers(box.run_key)
+            wrote = await s.call("write_file", {"path": "a.txt", "content": "one"}, 30)
+            for _ in range(300):  # the pool fills again
+                refilled = await _containers(box.run_key)
+                if len(refilled) == 2:
+                    break
+                await asyncio.sleep(0.05)
+            return spare, taken, wrote, refilled
+        finally:
+            await box.close()
+
+    spare, taken, wrote, refilled = asyncio.run(go())
+    assert len(spare) == 1 and spare == taken  # the task's session is the spare's container
+    assert not wrote.is_error
+    assert len(refilled) == 2 and spare < refilled  # and a new spare took its place
+
+
+def test_a_scopes_workspace_is_carried_to_a_later_process(docker_ready, tmp_path):
+    """What an interrupted run's task wrote is there when the run resumes (another process,
+    another DockerSandbox, the same run directory)."""
+    key = f"test{uuid.uuid4().hex[:8]}"
+
+    async def first():
+        box = DockerSandbox(key, run_dir=tmp_path)
+        s = await box.open_session("task-7", Limits())
+        await s.call("write_file", {"path": "draft.txt", "content": "half done"}, 30)
+        await box.close(keep_workspaces=True)
+
+    async def later():
+        box = DockerSandbox(key, run_dir=tmp_path)
+        try:
+            s = await box.open_session("task-7", Limits())
+            kept = await s.call("read_file", {"path": "draft.txt"}, 30)
+            other = await (await box.open_session("task-8", Limits())).call(
+                "list_files", {"path": "."}, 30)
+            await box.release("task-7")
+            return kept, other, await _labelled(key)
+        finally:
+            await box.close()
+
+    asyncio.run(first())
+    kept, other, (_, volumes) = asyncio.run(later())
+    assert "half done" in kept.text
+    assert other.metadata["entries"] == []  # another task's workspace is its own
+    assert volumes == 1  # task-7's went with its release; task-8's is left
+    assert asyncio.run(_labelled(key)) == (0, 0)
+
+
+def test_a_crafted_workspace_record_cannot_mount_another_volume(tmp_path):
+    from sandbox.containers import WORKSPACES, read_workspaces
+
+    key = "abc123"
+    (tmp_path / WORKSPACES).write_bytes(
+        b'{"scope": "task-1", "volume": "synthorg-ws-abc123-0123456789ab"}\n'
+        b'{"scope": "task-2", "volume": "my-database-volume"}\n'
+        b'{"scope": "task-3", "volume": "synthorg-ws-other-0123456789ab"}\n'
+        b'not json\n{"scope": 4, "volume": "synthorg-ws-abc123-0123456789ab"}\n'
+        b'{"scope": "task-5", "volume": "synthorg-ws-abc123-ffffffffffff"}\n'
+        b'{"scope": "task-5", "volume": null}\n\xff\xfe\n')
+    assert read_workspaces(tmp_path / WORKSPACES, key) == {
+        "task-1": "synthorg-ws-abc123-0123456789ab"}

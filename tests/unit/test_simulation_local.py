@@ -164,10 +164,18 @@ def test_rerun_into_same_directory(tmp_path):
     with pytest.raises(synthorg.errors.MisuseError, match="pass --overwrite"):
         _run(tmp_path / "x", ticks=30)
     assert (tmp_path / "x" / "summary.json").read_text() == before
+    # what an earlier run's sandboxes and incidents left goes too: a stale workspace record
+    # would hand this run's scopes the old run's files
+    stale = {"incidents.jsonl": "{}\n", "mcp-git.log": "old\n",
+             "sandbox-workspaces.jsonl": '{"scope": "agent-6", "volume": "old"}\n'}
+    for name, text in stale.items():
+        (tmp_path / "x" / name).write_text(text)
     cfg = load_config(STARTUP, LOCAL)
     b = synthorg.Simulation(cfg, seed=7, out=tmp_path / "x", overwrite=True).run(ticks=30)
     assert a.summary.ledger_sha256 == b.summary.ledger_sha256
     assert b.tasks.height == b.summary.tasks_created
+    assert not any((tmp_path / "x" / name).read_text() == text if (tmp_path / "x" / name)
+                   .exists() else False for name, text in stale.items())
 
 
 # ---- organisational behaviour ----------------------------------------------------------------
