@@ -14,6 +14,7 @@ import ray
 
 from actors.doorbell import Ringer
 from actors.ledger_writer import DirectSink, RemoteSink
+from actors.memory_actor import recall_of
 from actors.secops_actor import approvals_of
 from actors.shm import Mailbox, OutputBoard
 from synthorg.actions.executors import ExecutorContext
@@ -42,12 +43,14 @@ class AgentGroupActor:
                  bounds: list[tuple[int, int]], index: int, secops: ray.actor.ActorHandle,
                  writer: ray.actor.ActorHandle | None,
                  run_dir: str | None, claims: str | None, bell: str | None,
-                 shm: str | None = None, run_key: str = "", run_path: str = "") -> None:
+                 shm: str | None = None, run_key: str = "", run_path: str = "",
+                 memory: list[ray.actor.ActorHandle] | None = None) -> None:
         """writer: the ledger writer, for a group on another node than the driver's
         (run_dir: the run directory otherwise); claims: the routing claims file, if any;
         bell: the driver's doorbell (actors/doorbell.py), if any; shm: the prefix of the
         exchange files of the `shm` pipeline (actors/shm.py), if it is used; run_key,
-        run_path: the run's key and directory, for executors (sandbox labels)."""
+        run_path: the run's key and directory, for executors (sandbox labels); memory: the
+        memory actors, if the config has memory."""
         if run_dir:
             self._sink: DirectSink | RemoteSink = DirectSink(Path(run_dir))
         elif writer is not None:
@@ -59,7 +62,8 @@ class AgentGroupActor:
                                self._sink, approvals_of(secops), background_flush=True,
                                claims=RoutingClaims(claims) if claims else None,
                                context=ExecutorContext(config, run_key or f"g{index}",
-                                                       Path(run_path) if run_path else None))
+                                                       Path(run_path) if run_path else None),
+                               recall=recall_of(memory) if memory else None)
         self._groups = len(bounds)
         self._index = index
         self._ringer = Ringer(bell, index) if bell else None

@@ -23,6 +23,7 @@ from actors import ray_sessions
 from actors.doorbell import Doorbell
 from actors.group_actor import AgentGroupActor
 from actors.ledger_writer import LedgerWriter
+from actors.memory_actor import MemoryActor
 from actors.pipelines import GraphPipeline, ShmPipeline, TaskPipeline, wait
 from actors.secops_actor import SecOpsActor
 from actors.shm import ShmLinks
@@ -232,6 +233,13 @@ class RayBackend:
             name="secops", namespace=ns, scheduling_strategy=here).remote(
                 cfg_ref, dir_ref, int(plan.key), str(plan.run_dir),
                 str(plan.approvals_record) if plan.approvals_record else None)
+        # long-term memory: shards beside the driver, whose run directory holds their stores
+        memory = plan.config.memory
+        self.memory = [
+            MemoryActor.options(  # type: ignore[attr-defined]
+                name=f"memory:{k}", namespace=ns, scheduling_strategy=here).remote(
+                    cfg_ref, dir_ref, str(plan.run_dir), k)
+            for k in range(memory.shards if memory.enabled else 0)]
         # the run's groups share its `workers` CPUs (a group steps on one core at most; Ray
         # takes fractions below one): a cluster can then hold as many runs as it has CPUs for
         share = min(1.0, math.floor(plan.workers / len(bounds) * 1e4) / 1e4)
@@ -245,7 +253,7 @@ class RayBackend:
                      str(self.claims) if self.claims else None,
                      str(self.bell.path) if self.bell else None,
                      str(self.shm.prefix) if self.shm else None,
-                     plan.executors.run_key, str(plan.run_dir))
+                     plan.executors.run_key, str(plan.run_dir), self.memory)
             for i in range(len(bounds))
         ]
         # asked now: while the shm pipeline runs, a group answers no other call
@@ -286,13 +294,20 @@ class RayBackend:
         return wait([g.state_dict.remote() for g in self.groups], -1)
 
     def restore(self, groups: list[dict[str, object]], exchange: Exchange,
-                secops: dict[str, int]) -> None:
+                secops: dict[str, int], memory: list[dict[str, object]]) -> None:
+        if len(memory) != len(self.memory):
+            raise ValueError(f"{len(memory)} memory shards in the checkpoint, "
+                             f"not {len(self.memory)}")
         wait([g.load_state.remote(st) for g, st in zip(self.groups, groups, strict=True)]
-             + [self.secops.restore.remote(secops)], -1)
+             + [self.secops.restore.remote(secops)]
+             + [m.load.remote(data) for m, data in zip(self.memory, memory, strict=True)], -1)
         self.pipeline.restore(exchange)
 
     def secops_state(self) -> dict[str, int]:
         return wait([self.secops.state.remote()], -1)[0]
+
+    def memory_state(self) -> list[dict[str, object]]:
+        return wait([m.export.remote() for m in self.memory], -1)
 
     def dept_spent(self) -> np.ndarray:
         running = wait([self.groups[0].dept_spent.remote()], -1)[0]
@@ -322,7 +337,11 @@ class RayBackend:
             with contextlib.suppress(ray.exceptions.RayError):  # (a lost group cannot: the
                 ray.wait([g.close.remote() for g in self.groups],  # driver removes them)
                          num_returns=len(self.groups), timeout=5)
-        for handle in [*self.groups, self.secops, self.writer]:
+        if self.memory:  # their stores let go of their files
+            with contextlib.suppress(ray.exceptions.RayError):
+                ray.wait([m.close.remote() for m in self.memory],
+                         num_returns=len(self.memory), timeout=10)
+        for handle in [*self.groups, self.secops, self.writer, *self.memory]:
             with contextlib.suppress(ray.exceptions.RayError):  # already gone
                 if handle is not None:
                     ray.kill(handle)

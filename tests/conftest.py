@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-STARTUP = REPO / "templates" / "companies" / "startup.yaml"
+DEFAULT_COMPANY = REPO / "templates" / "companies" / "startup.yaml"  # memory in Mem0
+STARTUP = REPO / "tests" / "data" / "startup.yaml"  # the same, memory in process
 ENTERPRISE = REPO / "templates" / "companies" / "enterprise.yaml"
 
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # tests never open the dashboard

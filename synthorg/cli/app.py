@@ -306,10 +306,18 @@ def bench(
                                          "largest --agents size")] = False,
     sandbox: Annotated[bool, typer.Option(help="the tool sandbox instead: cold start, warm "
                                           "run_python latency, calls per second")] = False,
+    agent_memory: Annotated[bool, typer.Option(help="long-term memory instead: Mem0 store add "
+                                               "and search latency, batched writes, and the "
+                                               "enterprise company with Mem0 on (--ticks)")
+                            ] = False,
+    memory_ab: Annotated[int, typer.Option(min=0, max=100, help="the memory on/off A/B of the "
+                                           "default company over this many seeds, 300 ticks")
+                         ] = 0,
 ) -> None:
     """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory. With
     --facts N: one line per stylised fact (effect, 95 % interval, whether it holds). With
-    --secops: SecOps's fast path and what threats cost. With --sandbox: the sandbox's."""
+    --secops: SecOps's fast path and what threats cost. With --sandbox: the sandbox's. With
+    --agent-memory: long-term memory's; --memory-ab N: what memory buys, over N seeds."""
     from synthorg.bench import MEGACORP, memory_flat, throughput
 
     if sandbox:
@@ -320,6 +328,23 @@ def bench(
             print(json.dumps(measure()), flush=True)
         except SandboxUnavailable as exc:
             raise fail(str(exc), EXIT_FAILED) from None
+        return
+
+    if memory_ab:
+        from synthorg.memory.bench import ab
+
+        if memory_ab < 2:
+            raise fail("--memory-ab: a confidence interval needs at least 2 seeds", EXIT_MISUSE)
+        print(json.dumps(ab(memory_ab)), flush=True)
+        return
+
+    if agent_memory:
+        from synthorg.memory.bench import ENTERPRISE, company_run, store_speed
+
+        for store in ("mem0", "inprocess"):
+            print(json.dumps(store_speed(store)), flush=True)
+        print(json.dumps(company_run(ENTERPRISE, ticks if ticks != 50 else 200,
+                                     "ray" if "ray" in backends else "local")), flush=True)
         return
 
     if facts:

@@ -445,6 +445,42 @@ class Policies(Frozen):
     security: SecurityPolicy = SecurityPolicy()
 
 
+class MemorySpec(Frozen):
+    """Long-term memory (synthorg/memory): what agents remember of their work and of who
+    helped them, retrieved when they take up a task, and what it does to their work."""
+
+    enabled: bool = False
+    backend: Literal["mem0", "inprocess"] = Field(default="mem0", description=(
+        "mem0: Mem0 over embedded Qdrant under the run directory (the store users deploy); "
+        "inprocess: numpy arrays, for very large runs and tests of other parts"))
+    embedder: Literal["minilm", "hashing"] = Field(default="minilm", description=(
+        "minilm: all-MiniLM-L6-v2 from local files; hashing: feature hashing, no model"))
+    shards: int = Field(default=1, ge=1, le=64, description=(
+        "memory actors (ray backend), agents spread over them; each holds the organisation's "
+        "memory too"))
+    top_k: int = Field(default=5, ge=1, le=50, description="memories retrieved per new task")
+    min_score: Probability | None = Field(default=None, description=(
+        "similarity below which a retrieved memory does not count as relevant experience "
+        "(default: 0.45 with minilm, 0.2 with hashing, whose scores run lower)"))
+    experience_gain: float = Field(default=0.06, ge=0.0, le=1.0, description=(
+        "competence each relevant memory adds, weighted by its relevance and what it is "
+        "worth (quality of the work it recalls; 1 for a lesson)"))
+    max_bonus: float = Field(default=0.2, ge=0.0, le=1.0, description=(
+        "the most competence remembered experience can add on one task"))
+    lesson_quality: Probability = Field(default=0.7, description=(
+        "a task completed at this quality or better also leaves a lesson (procedural)"))
+    org_quality: Probability = Field(default=0.8, description=(
+        "... and, from an agent allowed to write it, organisation memory (semantic)"))
+    org_writers: SeniorityName = Field(default="lead", description=(
+        "the least seniority that writes organisation memory"))
+
+    @property
+    def relevance_floor(self) -> float:
+        if self.min_score is not None:
+            return self.min_score
+        return 0.45 if self.embedder == "minilm" else 0.2
+
+
 class LoopSpec(Frozen):
     """Which implementation of each strategy of the teleological loop the agents use."""
 
@@ -499,6 +535,7 @@ class CompanyConfig(Frozen):
         "their tools join the catalog as entries of `tools` and pass SecOps like any other"))
     policies: Policies = Policies()
     loop: LoopSpec = LoopSpec()
+    memory: MemorySpec = MemorySpec()
     scenario: tuple[ScenarioEvent, ...] = Field(
         default=(), max_length=10_000, description="org changes and shocks at given ticks")
     runtime: RuntimeSpec = RuntimeSpec()

@@ -156,6 +156,9 @@ class EventKind(IntEnum):
     autonomy_lowered = 34  # automatic: target = the autonomy now held, value = LowerCause
     autonomy_restored = 35  # an approval gave a level back: target = the autonomy now held
     autonomy_kept_low = 36  # the approval asked for a level back was refused
+    memory_written = 37  # target = the memory's category, value = the quality it recalls
+    memory_searched = 38  # the agent took up a task: target = memories found, value = the
+    # competence their experience added
 
 
 class LowerCause(IntEnum):

@@ -52,6 +52,9 @@ class AgentColumns:
     strikes: np.ndarray  # int16: denials in the current window
     strike_tick: np.ndarray  # int32: tick of the last denial
     restore_asked: np.ndarray  # bool: an approval for a level back is pending
+    # long-term memory (synthorg/engine/memory_desk.py), for the current task
+    experience: np.ndarray  # competence that remembered experience adds
+    mem_helper: np.ndarray  # int32: the colleague remembered as helpful (-1: none)
 
     @classmethod
     def empty(cls, skills: np.ndarray) -> AgentColumns:
@@ -70,7 +73,8 @@ class AgentColumns:
             stats={name: zeros(np.int64) for name in STAT_NAMES}, quality_total=zeros(),
             period_spend=zeros(np.int64), approved_form=np.full(m, -1, dtype=np.int32),
             lowered=zeros(np.int8), lowered_at=zeros(np.int32), strikes=zeros(np.int16),
-            strike_tick=np.full(m, NEVER, dtype=np.int32), restore_asked=zeros(bool))
+            strike_tick=np.full(m, NEVER, dtype=np.int32), restore_asked=zeros(bool),
+            experience=zeros(), mem_helper=np.full(m, -1, dtype=np.int32))
 
     def state_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -87,8 +91,10 @@ class AgentColumns:
     def start_task(self, idx: np.ndarray, tasks: np.ndarray, tick: int) -> None:
         """The agents `idx` take up `tasks` (their per-task columns start afresh)."""
         self.cur[idx] = tasks
-        for arr in (self.progress, self.quality_sum, self.help_bonus, self.guidance):
+        for arr in (self.progress, self.quality_sum, self.help_bonus, self.guidance,
+                    self.experience):
             arr[idx] = 0.0
+        self.mem_helper[idx] = -1
         for arr_i in (self.worked, self.turns, self.cost, self.asks, self.denials,
                       self.wait_streak):
             arr_i[idx] = 0

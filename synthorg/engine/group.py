@@ -45,6 +45,7 @@ from synthorg.domain.rng import Stream, uniforms
 from synthorg.engine.autonomy import RESTORE_TASK, AutonomyGuard, restore_context
 from synthorg.engine.columns import AgentColumns
 from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
+from synthorg.engine.memory_desk import MemoryDesk, Recall
 from synthorg.engine.staffing import Staffing
 from synthorg.loop.deterministic import task_quality
 from synthorg.loop.phases import LoopCycle, LoopPhase, check_work_transition
@@ -113,7 +114,12 @@ class AgentGroup:
         self.picker = CallPicker(config, self.secops, directory.agent_ids, key)
         self.guard = AutonomyGuard(config.policies.security.downgrade, self.global_ids)
         self._why_cache: dict[tuple[int, int], str] = {}
+        self.memory: MemoryDesk | None = None  # attach_memory, when the config has memory
+        self._started_now = np.zeros(0, dtype=np.intp)
         self.use(directory)
+
+    def attach_memory(self, recall: Recall) -> None:
+        self.memory = MemoryDesk(self, self.cfg.memory, recall)
 
     def use(self, directory: OrgDirectory) -> None:
         """Take up an org version: every table derived from it is rebuilt here."""
@@ -173,6 +179,8 @@ class AgentGroup:
 
         cycle.enter(LoopPhase.perceive)
         asks = self._perceive(tick, inbox, landed, loads, halted, ev, out, results)
+        if self.memory is not None:
+            self.memory.perceive(tick, self._started_now, ev)
         helpers, time_off = self._answer_help(asks, ev, out)  # and the share of their tick
 
         cycle.enter(LoopPhase.evaluate)
@@ -267,7 +275,7 @@ class AgentGroup:
                 self.a.queues.push_many(batch["dst"] - self.lo, task_fields_of(batch))
             asks = take(inbox, kind == MessageKind.ask.value)
             self._receive_replies(take(inbox, (kind == MessageKind.reply.value)
-                                       | (kind == MessageKind.bounce.value)))
+                                       | (kind == MessageKind.bounce.value)), tick, ev)
         if len(landed):
             asked = landed["executor"] == self.approvals
             self._approvals(tick, take(landed, asked), ev, out, results)
@@ -308,7 +316,7 @@ class AgentGroup:
             for task_id in a.queues.drain(local)["task"].tolist():
                 self._record_failure(local, task_id, tick, FailReason.budget, ev, results)
 
-    def _receive_replies(self, reply: np.ndarray) -> None:
+    def _receive_replies(self, reply: np.ndarray, tick: int, ev: EventBuffer) -> None:
         """A reply to the agent's open help request lifts its competence for the task; a
         bounce (nobody there to help) only ends the wait."""
         a = self.a
@@ -324,6 +332,10 @@ class AgentGroup:
         bonus = self.cfg.policies.collaboration.help_bonus + 0.5 * np.maximum(0.0, value - own)
         bounced = reply["kind"][match] == MessageKind.bounce.value
         np.maximum.at(a.help_bonus, got, np.where(bounced, 0.0, bonus))
+        if self.memory is not None and (~bounced).any():
+            helped = got[~bounced]
+            self.memory.helped(tick, helped, reply["src"][match][~bounced],
+                               take(a.cur, helped), ev)
 
     def _tool_results(self, landed: np.ndarray, ev: EventBuffer) -> None:
         """Outcomes of tool calls due now: a success brings the work the call was for; a
@@ -421,9 +433,10 @@ class AgentGroup:
         started, tasks, expired = a.queues.pop_next(np.nonzero(ready)[0].tolist(), tick, grace)
         for local, task_id in expired:
             self._record_failure(local, task_id, tick, FailReason.expired, ev, results)
+        self._started_now = np.array(started, dtype=np.intp)
         if not started:
             return
-        idx = np.array(started, dtype=np.intp)
+        idx = self._started_now
         check_work_transition(a.state[idx], WorkState.working)
         a.state[idx] = WorkState.working
         a.start_task(idx, tasks, tick)
@@ -485,12 +498,20 @@ class AgentGroup:
             tick=tick, agents=agents, seniority=self.seniority[rows],
             dept=dept, skill=a.skills[rows, tasks["skill"]], tasks=tasks,
             progress=a.progress[rows], asks=a.asks[rows], help_bonus=a.help_bonus[rows],
-            guidance=a.guidance[rows], rushed=a.rushed[rows],
+            guidance=a.guidance[rows], experience=a.experience[rows], rushed=a.rushed[rows],
             wait_streak=a.wait_streak[rows], queue_len=a.queues.length[rows], draws=draws,
-            helpers=lambda at: self._helper_choice(
-                agents[at], dept[at], tasks["skill"][at],
-                draws[BATCH_STREAMS.index(Stream.helper)][at]),
+            helpers=lambda at: self._remembered_or(
+                rows[at], self._helper_choice(agents[at], dept[at], tasks["skill"][at],
+                                              draws[BATCH_STREAMS.index(Stream.helper)][at])),
         )
+
+    def _remembered_or(self, local: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+        """A colleague remembered as helpful with such work is asked, if still at work."""
+        remembered = self.a.mem_helper[local]
+        ok = remembered >= 0
+        if ok.any():
+            ok[ok] = self.dir.active[remembered[ok]] & (remembered[ok] != self.lo + local[ok])
+        return np.where(ok, remembered, chosen).astype(np.int32)
 
     def _helper_choice(self, agents: np.ndarray, dept: np.ndarray, skill: np.ndarray,
                        u: np.ndarray) -> np.ndarray:
@@ -828,6 +849,8 @@ class AgentGroup:
         rows["cost_micro"] = a.cost[local]
         rows["turns"] = a.turns[local] + 1
         results.add(rows)
+        if self.memory is not None:
+            self.memory.closed(tick, local, rows, take(a.cur, local), ev)
         if status == TaskStatus.completed:
             a.stats["completed"][local] += 1
             a.quality_total[local] += rows["quality"]
@@ -849,13 +872,20 @@ class AgentGroup:
     # ---- checkpoints ---------------------------------------------------------------------
     def state_dict(self) -> dict[str, object]:
         """Everything that changes during a run; config, org version and key are rebuilt."""
-        return {"lo": self.lo, "hi": self.hi, "agents": self.a.state_dict()}
+        state: dict[str, object] = {"lo": self.lo, "hi": self.hi, "agents": self.a.state_dict()}
+        if self.memory is not None:
+            state["memory"] = self.memory.state()
+        return state
 
     def load_state(self, state: dict[str, object]) -> None:
         if (state["lo"], state["hi"]) != (self.lo, self.hi):
             raise ValueError(f"group state for agents {state['lo']}..{state['hi']} "
                              f"does not fit group {self.lo}..{self.hi}")
         self.a = AgentColumns.from_state(state["agents"])  # type: ignore[arg-type]
+        if self.memory is not None:
+            if "memory" not in state:
+                raise ValueError("group state without the memory its config has")
+            self.memory.load(state["memory"])  # type: ignore[arg-type]
 
     # ---- read-outs -------------------------------------------------------------------------
     def open_tasks(self) -> list[tuple[int, int]]:

@@ -47,8 +47,12 @@ class Staffing:
             if not g.lo <= change.agent < g.hi:
                 continue
             ev.add_one(change.kind, change.agent, target=change.target, value=change.value)
+            if g.memory is not None and change.kind == EventKind.agent_joined:
+                g.memory.joined(tick, change.agent)  # someone rehired has their memory back
             if change.kind != EventKind.agent_left:
                 continue
+            if g.memory is not None:
+                g.memory.left(tick, change.agent)  # archived: a read-only snapshot
             local = change.agent - g.lo
             held = a.state[local] != WorkState.idle.value
             tasks = join([take(a.cur, np.array([local]))] if held else [], TASK_DTYPE)

@@ -28,6 +28,7 @@ class SeededEvaluator:
     def evaluate(self, batch: WorkBatch) -> Evaluation:
         competence = (
             strength(batch.skill, batch.seniority) + batch.help_bonus + batch.guidance
+            + batch.experience
         )
         noise = batch.draw(Stream.confidence) - 0.5
         load = np.minimum(batch.queue_len, 10) * self.policies.work.load_penalty

@@ -32,6 +32,7 @@ class WorkBatch:
     asks: np.ndarray  # help requests already made for this task
     help_bonus: np.ndarray
     guidance: np.ndarray
+    experience: np.ndarray  # competence remembered experience adds (0 without memory)
     rushed: np.ndarray
     wait_streak: np.ndarray
     queue_len: np.ndarray

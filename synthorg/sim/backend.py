@@ -53,11 +53,15 @@ class Backend(Protocol):
         """Every group host's state; call after `settle`."""
 
     def restore(self, groups: list[dict[str, object]], exchange: Exchange,
-                secops: dict[str, int]) -> None: ...
+                secops: dict[str, int], memory: list[dict[str, object]]) -> None: ...
 
     def secops_state(self) -> dict[str, int]:
         """The SecOps office's record (call after `snapshot`: the groups' actions have
         settled)."""
+
+    def memory_state(self) -> list[dict[str, object]]:
+        """Each memory shard's content as plain data (none without memory); after
+        `snapshot`."""
 
     def dept_spent(self) -> np.ndarray:
         """Micro-USD spent per department so far (after `settle`)."""

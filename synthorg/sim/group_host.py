@@ -41,6 +41,7 @@ from synthorg.domain.records import (
     take,
 )
 from synthorg.engine.group import AgentGroup
+from synthorg.engine.memory_desk import Recall
 from synthorg.errors import MisuseError
 from synthorg.ledger.ledger import LedgerShard, PartSink, ShardTotals
 from synthorg.org.directory import OrgDirectory
@@ -99,7 +100,7 @@ class GroupHost:
                  seed: int, bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
                  decide_approvals: Decide, background_flush: bool = False,
                  claims: RoutingClaims | None = None,
-                 context: ExecutorContext | None = None) -> None:
+                 context: ExecutorContext | None = None, recall: Recall | None = None) -> None:
         """decide_approvals: the SecOps office's `decide` (or a call to the `secops` actor's)."""
         lo, hi = bounds[index]
         self.index = index
@@ -107,6 +108,8 @@ class GroupHost:
         self.key = key
         self.timeline = OrgTimeline(config, directory)
         self.group = AgentGroup(config, directory, key, lo, hi)
+        if recall is not None:  # the run's memory service (config `memory`)
+            self.group.attach_memory(recall)
         self.workload = WorkloadGenerator(config.workload, directory, seed)
         self.next_task = 0  # the id of the next arriving task (the same in every host)
         self.tick = -1  # the last tick stepped

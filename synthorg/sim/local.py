@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
+from synthorg.memory.factory import build_memory
 from synthorg.secops.office import SecOpsOffice
 from synthorg.sim.backend import RunPlan
 from synthorg.sim.channels import Exchange
@@ -18,8 +19,11 @@ class LocalBackend:
         sink = DirectorySink(plan.run_dir)
         self.office = SecOpsOffice(cfg, plan.key, d.agent_ids, plan.run_dir,  # owns security
                                    plan.approvals_record)
+        # long-term memory: one service, which the groups call in turn
+        self.memory = build_memory(cfg, d, plan.run_dir) if cfg.memory.enabled else None
+        recall = self.memory.exchange if self.memory is not None else None
         self.groups = [GroupHost(cfg, d, plan.key, plan.seed, bounds, i, sink, self.office.decide,
-                                 context=plan.executors)
+                                 context=plan.executors, recall=recall)
                        for i in range(len(bounds))]
         self.exchange = Exchange.initial(bounds, len(d.dept_ids))
         self.placement = HomePlacement(d, bounds)  # one process: nothing to balance
@@ -36,11 +40,18 @@ class LocalBackend:
         return [g.state_dict() for g in self.groups]
 
     def restore(self, groups: list[dict[str, object]], exchange: Exchange,
-                secops: dict[str, int]) -> None:
+                secops: dict[str, int], memory: list[dict[str, object]]) -> None:
         for group, state in zip(self.groups, groups, strict=True):
             group.load_state(state)
         self.exchange = exchange
         self.office.restore(secops)
+        if self.memory is not None:
+            if len(memory) != 1:
+                raise ValueError(f"{len(memory)} memory shards in the checkpoint, not 1")
+            self.memory.load(memory[0])
+
+    def memory_state(self) -> list[dict[str, object]]:
+        return [self.memory.export()] if self.memory is not None else []
 
     def secops_state(self) -> dict[str, int]:
         return self.office.state()
@@ -61,3 +72,5 @@ class LocalBackend:
         for g in self.groups:
             g.close()
         self.office.close()
+        if self.memory is not None:
+            self.memory.close()

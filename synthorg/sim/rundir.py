@@ -18,13 +18,14 @@ from pathlib import Path
 
 from synthorg.errors import MisuseError
 from synthorg.ledger.ledger import INCIDENTS_LOG, PARTS_DIR
+from synthorg.memory.factory import MEMORY_DIR
 from synthorg.sim.checkpoint import DIR_NAME as CHECKPOINTS_DIR
 
 LOCK = ".synthorg.lock"
 RESULTS = ("summary.json", "events.parquet", "tasks.parquet", "agents.parquet",
            "actions.parquet", "timeseries.parquet", "config.resolved.yaml", "provenance.json",
            "manifest.json", "approvals.sqlite", "approvals.sqlite-wal", "approvals.sqlite-shm",
-           INCIDENTS_LOG, PARTS_DIR, CHECKPOINTS_DIR,
+           INCIDENTS_LOG, PARTS_DIR, CHECKPOINTS_DIR, MEMORY_DIR,
            # sandbox/containers.py's: a stale record would hand a new run's scopes old workspaces
            "sandbox.log", "sandbox-workspaces.jsonl")
 LOGS = "mcp-*.log"  # external MCP servers' stderr (synthorg/actions/sandboxed.py)

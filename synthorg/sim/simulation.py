@@ -231,7 +231,7 @@ class Simulation:
             try:
                 self._moment("start")
                 if start is not None:
-                    backend.restore(start.groups, start.exchange, start.secops)
+                    backend.restore(start.groups, start.exchange, start.secops, start.memory)
                     driver.load_state(start.driver)
                 return backend, driver, ckpt.encode(self._capture(driver, backend, digest, bounds))
             except ActorCrashed as crash:
@@ -252,7 +252,7 @@ class Simulation:
         state = ckpt.decode(good, "in-memory checkpoint")
         backend_cls, _ = self._backend_class()
         backend = self.backend = backend_cls(plan)
-        backend.restore(state.groups, state.exchange, state.secops)
+        backend.restore(state.groups, state.exchange, state.secops, state.memory)
         driver = Driver(backend)
         driver.load_state(state.driver)
         return backend, driver
@@ -275,7 +275,8 @@ class Simulation:
         groups = backend.snapshot()
         return ckpt.Checkpoint(tick=driver.tick, seed=self.seed, config_digest=digest,
                                bounds=bounds, driver=driver.state_dict(), groups=groups,
-                               exchange=exchange, secops=backend.secops_state())
+                               exchange=exchange, secops=backend.secops_state(),
+                               memory=backend.memory_state())
 
     def _check_compatible(self, start: ckpt.Checkpoint, directory: OrgDirectory, digest: str,
                           forked: bool) -> None:

@@ -63,6 +63,8 @@ class Summary(BaseModel):
     actions: int = 0  # tool calls run by executors whose outcome was delivered
     actions_failed: int = 0  # of which failed or timed out
     tool_outages: int = 0  # calls that found their tool down
+    memory_writes: int = 0  # memories written (episodic, lessons, organisation, social)
+    memory_searches: int = 0  # retrievals: one per task taken up, with memory on
     llm_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
@@ -119,6 +121,8 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
         actions_failed=(totals.action_status.get("failed", 0)
                         + totals.action_status.get("timed_out", 0)),
         tool_outages=c["tool_failed"],
+        memory_writes=c["memory_written"],
+        memory_searches=c["memory_searched"],
         cost_usd=cost_usd,
         mean_quality=mean_quality,
         ledger_sha256=totals.sha256,

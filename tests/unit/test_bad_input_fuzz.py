@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 from synthorg.cli.app import app
 from synthorg.config import load_config, load_config_text
 from synthorg.errors import ConfigError
-from tests.conftest import STARTUP
+from tests.conftest import DEFAULT_COMPANY, STARTUP
 
-TEMPLATE = yaml.safe_load(STARTUP.read_text())
+TEMPLATE = yaml.safe_load(DEFAULT_COMPANY.read_text())
 FUZZ = settings(max_examples=120, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -62,7 +62,7 @@ def test_arbitrary_override_paths_never_crash(path, value):
 @FUZZ
 @given(path=st.sampled_from(PATHS), value=values)
 def test_mutated_documents_load_or_are_refused(path, value):
-    doc = yaml.safe_load(STARTUP.read_text())
+    doc = yaml.safe_load(DEFAULT_COMPANY.read_text())
     node = doc
     for key in path[:-1]:
         node = node[int(key)] if isinstance(node, list) else node[key]

@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from synthorg.cli.app import app
-from tests.conftest import STARTUP
+from tests.conftest import DEFAULT_COMPANY, STARTUP
 
 runner = CliRunner()
-GOOD = STARTUP.read_text()
+GOOD = DEFAULT_COMPANY.read_text()  # variants are written beside no template
 
 
 def _variant(tmp_path: Path, old: str, new: str) -> Path:

@@ -11,9 +11,9 @@ from pydantic import ValidationError
 from synthorg.config import load_config
 from synthorg.config.models import CompanyConfig, DecisionPolicy
 from synthorg.errors import ConfigError, MisuseError
-from tests.conftest import STARTUP
+from tests.conftest import DEFAULT_COMPANY, STARTUP
 
-GOOD = STARTUP.read_text()
+GOOD = DEFAULT_COMPANY.read_text()
 
 
 def _write(tmp_path: Path, text: str, name: str = "company.yaml") -> Path:
@@ -169,7 +169,7 @@ def test_several_problems_are_all_reported(tmp_path):
 # ---- extends ----------------------------------------------------------------------------------
 
 def test_extends_sibling_file_deep_merges(tmp_path):
-    shutil.copy(STARTUP, tmp_path / "startup.yaml")
+    shutil.copy(DEFAULT_COMPANY, tmp_path / "startup.yaml")
     child = _write(tmp_path, "extends: startup.yaml\ncompany: {name: X}\n", "child.yaml")
     cfg = load_config(child)
     assert cfg.company.name == "X"
@@ -187,7 +187,7 @@ def test_extends_bare_template_name(tmp_path):
 
 
 def test_extends_replaces_lists_wholesale(tmp_path):
-    shutil.copy(STARTUP, tmp_path / "startup.yaml")
+    shutil.copy(DEFAULT_COMPANY, tmp_path / "startup.yaml")
     child = _write(tmp_path, "extends: startup.yaml\nsimulation: {ticks: 7}\n", "child.yaml")
     cfg = load_config(child)
     assert cfg.simulation.ticks == 7
@@ -195,7 +195,7 @@ def test_extends_replaces_lists_wholesale(tmp_path):
 
 
 def test_extends_chain(tmp_path):
-    shutil.copy(STARTUP, tmp_path / "startup.yaml")
+    shutil.copy(DEFAULT_COMPANY, tmp_path / "startup.yaml")
     _write(tmp_path, "extends: startup.yaml\ncompany: {name: Mid}\n", "mid.yaml")
     child = _write(tmp_path, "extends: mid.yaml\ncompany: {budget_usd: 5}\n", "child.yaml")
     cfg = load_config(child)

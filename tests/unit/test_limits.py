@@ -13,7 +13,7 @@ import pytest
 
 import synthorg
 from synthorg.errors import ConfigError
-from tests.conftest import STARTUP
+from tests.conftest import DEFAULT_COMPANY, STARTUP
 
 SYNTHORG = str(Path(sys.executable).with_name("synthorg"))
 
@@ -38,7 +38,7 @@ CASES = {
         "extends: " + str(STARTUP) + "\nagents:\n" + "".join(
             f"  - {{id: a{i}, role: engineer, department: engineering, count: 100000}}\n"
             for i in range(1000)), "SYNTHORG_MAX_AGENTS"),
-    "duplicate key": (STARTUP.read_text() + "\ncompany: {name: Twice}\n",
+    "duplicate key": (DEFAULT_COMPANY.read_text() + "\ncompany: {name: Twice}\n",
                       "duplicate key 'company'"),
 }
 
