@@ -27,7 +27,7 @@ def build_memory(config: CompanyConfig, directory: OrgDirectory, run_dir: Path |
         if run_dir is None:
             raise ValueError("the mem0 memory store needs a run directory")
         store = Mem0Store(run_dir / MEMORY_DIR / f"shard-{shard}", embedder,
-                          tuple(directory.agent_ids))
+                          tuple(directory.agent_ids), fresh=True)
     else:
         from synthorg.memory.inprocess import InProcessStore
 

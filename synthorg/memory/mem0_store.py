@@ -23,6 +23,7 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 import time
 import uuid
 import warnings
@@ -78,6 +79,19 @@ class MemoryStoreBusy(RuntimeError):
     pass
 
 
+def _namespace_class() -> Any:
+    """Mem0's Qdrant store for one namespace, without the payload indexes Mem0 makes when
+    handed a client: embedded Qdrant ignores them, and each rewrites its metadata file with
+    every collection's config (quadratic in agents)."""
+    from mem0.vector_stores.qdrant import Qdrant
+
+    class Namespace(Qdrant):
+        def _create_filter_indexes(self) -> None:
+            return None
+
+    return Namespace
+
+
 class _EmbedderForMem0:
     """The run's embedder in Mem0's shape, so Mem0's own searches embed as the run does."""
 
@@ -93,9 +107,16 @@ class _EmbedderForMem0:
 
 
 class Mem0Store:
+    """`fresh`: start empty, removing what `path` holds. A simulation always does: embedded
+    Qdrant stores points as pickles, so opening a run directory's store files could run
+    whatever a crafted directory put there; a run's store is rebuilt from its checkpoint's
+    data instead. Opening an existing store (fresh=False) is for stores the user trusts."""
+
     def __init__(self, path: Path, embedder: Embedder,
-                 names: tuple[str, ...] = ()) -> None:
+                 names: tuple[str, ...] = (), fresh: bool = False) -> None:
         _quiet_offline_env()
+        if fresh and path.exists():
+            shutil.rmtree(path)
         path.mkdir(parents=True, exist_ok=True)
         os.environ.setdefault("MEM0_DIR", str(path))
         from mem0 import Memory
@@ -127,19 +148,16 @@ class Mem0Store:
         for name in existing:
             if name.startswith("agent_"):
                 self._store(int(name.removeprefix("agent_")))
+        self.memory.db.connection.execute("PRAGMA synchronous=OFF")  # as _unsynced
         self._archived = self._read_archived()
 
     # ---- namespaces ---------------------------------------------------------------------
     def _store(self, owner: int) -> Any:
         store = self._stores.get(owner)
         if store is None:
-            from mem0.vector_stores.qdrant import Qdrant
-
             self._ensure_collection(f"agent_{owner}")
-            with warnings.catch_warnings():  # payload indexes: no effect in embedded Qdrant
-                warnings.simplefilter("ignore")
-                store = Qdrant(collection_name=f"agent_{owner}", embedding_model_dims=DIMS,
-                               client=self.client)
+            store = _namespace_class()(collection_name=f"agent_{owner}",
+                                       embedding_model_dims=DIMS, client=self.client)
             self._stores[owner] = store
         return store
 
@@ -149,6 +167,20 @@ class Mem0Store:
         if not self.client.collection_exists(name):
             self.client.create_collection(name, vectors_config=models.VectorParams(
                 size=DIMS, distance=models.Distance.DOT, on_disk=True))
+        self._unsynced(name)
+
+    def _unsynced(self, name: str) -> None:
+        """Embedded Qdrant commits every point to its SQLite file on its own, synced to disk:
+        ~8 ms a write. A run's store is rebuilt from checkpoints, never trusted from disk after
+        a crash, so the sync buys nothing: switched off (private attributes, hence guarded:
+        without them only speed is lost)."""
+        local = getattr(self.client, "_client", None)
+        collection = getattr(local, "collections", {}).get(name)
+        connection = getattr(getattr(collection, "storage", None), "storage", None)
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.execute("PRAGMA synchronous=OFF")
+                connection.execute("PRAGMA journal_mode=MEMORY")
 
     def mem0_view(self, owner: int) -> Any:
         """Mem0's own `Memory` over an owner's namespace (`get_all`, `search`, `history`)."""

@@ -76,9 +76,34 @@ def test_kill_9_and_resume_with_mem0_gives_the_uninterrupted_ledger(tmp_path):
     expected = json.loads((tmp_path / "whole" / "summary.json").read_text())
     out = tmp_path / "cut"
     proc = run_until_checkpoints([str(DEFAULT_COMPANY), "--out", str(out), *args], out, 3)
+    proc.kill()
+    proc.wait()
+    marker = _plant_a_pickle(out, tmp_path / "pwned")
     summary = kill_9_and_resume(proc, out)
+    assert not marker.exists()  # the store's files were never read back
     assert summary.memory_writes == expected["memory_writes"]
     assert summary.ledger_sha256 == expected["ledger_sha256"]
+
+
+class _Exploit:
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+def _plant_a_pickle(run_dir, marker):
+    """What a crafted run directory could hold: embedded Qdrant keeps points as pickles."""
+    import pickle
+    import sqlite3
+
+    stores = list((run_dir / "memory").glob("shard-*/qdrant/collection/*/storage.sqlite"))
+    assert stores, "the killed run left no store to craft"
+    with sqlite3.connect(stores[0]) as db:
+        db.execute("INSERT OR REPLACE INTO points VALUES (?, ?)",
+                    ("crafted", sqlite3.Binary(pickle.dumps(_Exploit(marker)))))
+    return marker
 
 
 def test_memory_on_beats_memory_off_across_seeds(tmp_path):
