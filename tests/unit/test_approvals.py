@@ -105,7 +105,8 @@ def test_unanswered_requests_time_out_to_the_policy_default(tmp_path, default):
     assert s.approvals_timed_out > 0
     assert s.approvals_timed_out == s.approvals + s.approvals_rejected
     assert (s.approvals if default == "grant" else s.approvals_rejected) == s.approvals_timed_out
-    assert {r["decided_by"] for r in _parked(tmp_path, "--all")} == {"timeout"}
+    rows = _parked(tmp_path, "--all")  # (one due after the last tick may still be parked)
+    assert {r["decided_by"] for r in rows if r["due"] < 80} == {"timeout"}
 
 
 def test_a_person_decides_while_the_run_waits_and_replay_gives_it_back(tmp_path):
@@ -137,8 +138,10 @@ def test_nobody_at_the_desk_means_the_default_after_the_time_out(tmp_path):
     s = result.summary
     assert s.approvals_timed_out > 0 and s.approvals == 0
     rows = _parked(tmp_path, "--all")
-    assert {r["decided_by"] for r in rows} == {"timeout"}
-    assert all("nobody decided" in r["note"] for r in rows)
+    # a request whose decision is due after the run's last tick may still be parked at its end
+    due_in_run = [r for r in rows if r["due"] < 40]
+    assert {r["decided_by"] for r in due_in_run} == {"timeout"}
+    assert all("nobody decided" in r["note"] for r in due_in_run)
 
 
 def test_the_approvals_cli_refuses_what_it_cannot_do(tmp_path):
