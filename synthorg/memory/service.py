@@ -8,6 +8,10 @@ then every write of tick t - 2 or earlier has arrived, however groups are placed
 writes are applied in key order, and an archive or restore (an agent leaves or comes back)
 at its tick among them. The service holds no RNG: what it returns depends only on what it
 was sent.
+
+An owner keeps one copy of a memory: a write whose text the owner already holds (the same
+lesson learnt again, the same org fact) is not stored twice. Deterministic mode repeats
+itself, and copies would only crowd a search's top k with ties.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ class MemoryService:
         self.store, self.embedder, self.renderer, self.top_k = store, embedder, renderer, top_k
         self._writes = np.zeros(0, dtype=WRITE_DTYPE)
         self._changes = np.zeros(0, dtype=CHANGE_DTYPE)
+        self._held: set[tuple[int, str]] = set()  # (owner, text) of every stored memory
 
     def exchange(self, tick: int, writes: np.ndarray, queries: np.ndarray,
                  changes: np.ndarray | None = None) -> np.ndarray:
@@ -63,12 +68,23 @@ class MemoryService:
             keys = memory_keys(rows)
             order = np.argsort(keys, kind="stable")
             rows, keys = rows[order], keys[order]
-            tags = [tags_of(r) for r in rows]
-            keep = np.array([bool(t) for t in tags], dtype=bool)  # says nothing new: dropped
-            rows, keys = rows[keep], keys[keep]
-            texts = tuple(self.renderer.write(r) for r in rows)
-            self.store.add(MemoryBatch(keys, rows, texts, tuple(t for t in tags if t),
-                                       self.embedder.embed(texts)))
+            keep, texts, tags = [], [], []
+            for i, row in enumerate(rows):
+                tag = tags_of(row)
+                if not tag:  # says nothing its task does not already say
+                    continue
+                text = self.renderer.write(row)
+                held = (int(row["owner"]), text)
+                if held in self._held:  # the owner already holds it
+                    continue
+                self._held.add(held)
+                keep.append(i)
+                texts.append(text)
+                tags.append(tag)
+            if keep:
+                idx = np.array(keep, dtype=np.intp)
+                self.store.add(MemoryBatch(keys[idx], rows[idx], tuple(texts), tuple(tags),
+                                           self.embedder.embed(texts)))
         due = self._changes["tick"] == tick
         changes, self._changes = self._changes[due], self._changes[~due]
         for change in np.sort(changes, order=("owner", "op")):
@@ -94,6 +110,8 @@ class MemoryService:
             raise ValueError("memory data: staged writes or flags of the wrong type")
         self.store.load(batch, archived)
         self._writes, self._changes = staged.copy(), changes.copy()
+        self._held = {(int(o), t) for o, t in zip(batch.rows["owner"].tolist(), batch.texts,
+                                                   strict=True)}
 
     def close(self) -> None:
         self.store.close()

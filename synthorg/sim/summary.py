@@ -63,7 +63,8 @@ class Summary(BaseModel):
     actions: int = 0  # tool calls run by executors whose outcome was delivered
     actions_failed: int = 0  # of which failed or timed out
     tool_outages: int = 0  # calls that found their tool down
-    memory_writes: int = 0  # memories written (episodic, lessons, organisation, social)
+    memory_writes: int = 0  # memories agents wrote (episodic, lessons, organisation, social;
+    # one an owner already holds word for word is stored once)
     memory_searches: int = 0  # retrievals: one per task taken up, with memory on
     llm_calls: int = 0
     tokens_in: int = 0
