@@ -9,6 +9,7 @@ composition never changes a vector: determinism of retrieval needs that), cached
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import os
@@ -99,5 +100,12 @@ class MiniLMEmbedder(_Cached):
                                     dtype=np.float32) for t in texts])
 
 
+@functools.cache
+def _minilm() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
 def make_embedder(name: str) -> Embedder:
-    return MiniLMEmbedder() if name == "minilm" else HashingEmbedder()
+    """One model per process (loading it takes seconds; its vectors are pure functions of
+    the text, so runs can share it and its cache)."""
+    return _minilm() if name == "minilm" else HashingEmbedder()

@@ -13,8 +13,10 @@ STARTUP_FACTS = [f for f in FACTS if f.company == "startup"]
 @pytest.fixture(scope="module")
 def runner() -> Runner:
     # facts share the runs of their common conditions; the analyses are simulated in-process
-    # here (the sandbox has its own tests; `synthorg bench --facts` runs them for real)
-    return Runner(base={"startup": ("tools.analyse.executor=null",)})
+    # here and memory kept in process (the sandbox and Mem0 have their own tests;
+    # `synthorg bench --facts` runs them for real)
+    return Runner(base={"startup": ("tools.analyse.executor=null", "memory.backend=inprocess",
+                                    "memory.embedder=hashing")})
 
 
 def test_there_are_enough_facts_on_both_companies():
