@@ -61,10 +61,10 @@ class MemoryDesk:
         episodic["outcome"] = np.where(done, Outcome.completed, Outcome.failed)
         episodic["quality"] = results["quality"]
         episodic["turns"] = results["turns"]
-        lesson = take_rows(episodic, done & (results["quality"] >= self.spec.lesson_quality))
+        lesson = episodic[done & (results["quality"] >= self.spec.lesson_quality)]  # a copy
         lesson["category"] = Category.procedural
         senior = self.g.seniority[local] >= self._org_writer
-        org = take_rows(episodic, done & senior & (results["quality"] >= self.spec.org_quality))
+        org = episodic[done & senior & (results["quality"] >= self.spec.org_quality)]
         org["category"] = Category.semantic
         org["owner"] = ORG
         self._add(tick, [episodic, lesson, org], ev)
@@ -140,7 +140,3 @@ class MemoryDesk:
         self.changes = [(int(t), int(o), int(op)) for t, o, op in changes.tolist()]
         self._seq = seq.astype(np.int32).copy()
         self._seq_tick = int(state["seq_tick"])  # type: ignore[call-overload]
-
-
-def take_rows(rows: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    return rows[mask].copy()

@@ -80,7 +80,7 @@ class MemoryBatch:
         return MemoryBatch(keys, rows, tuple(texts), tuple(tuple(t) for t in tags), vectors)
 
 
-def rank(query: int, scores: np.ndarray, keys: np.ndarray, top_k: int) -> np.ndarray:
+def rank(scores: np.ndarray, keys: np.ndarray, top_k: int) -> np.ndarray:
     """Indices of the best `top_k` by score (rounded), ties by key, ascending."""
     rounded = np.round(scores.astype(np.float64), SCORE_DIGITS)
     order = np.lexsort((keys, -rounded))

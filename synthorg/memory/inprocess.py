@@ -60,7 +60,7 @@ class InProcessStore:
                 continue
             scores = data.vectors[cands].astype(np.float64) @ vector.astype(np.float64)
             keys = data.keys[cands]
-            order = rank(q, scores, keys, top_k)
+            order = rank(scores, keys, top_k)
             out.append(hits_of(q, order, scores, data.rows[cands], keys))
         return np.concatenate(out) if out else np.zeros(0, dtype=HIT_DTYPE)
 

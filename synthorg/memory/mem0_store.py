@@ -285,7 +285,7 @@ class Mem0Store:
                 continue
             found = self._batch(points)
             scores = found.vectors.astype(np.float64) @ vector.astype(np.float64)
-            order = rank(q, scores, found.keys, top_k)
+            order = rank(scores, found.keys, top_k)
             out.append(hits_of(q, order, scores, found.rows, found.keys))
         return np.concatenate(out) if out else np.zeros(0, dtype=HIT_DTYPE)
 
