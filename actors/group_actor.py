@@ -13,6 +13,7 @@ import numpy as np
 import ray
 
 from actors.doorbell import Ringer
+from actors.hr_actor import RemoteHr
 from actors.ledger_writer import DirectSink, RemoteSink
 from actors.memory_actor import recall_of
 from actors.secops_actor import approvals_of
@@ -44,7 +45,8 @@ class AgentGroupActor:
                  writer: ray.actor.ActorHandle | None,
                  run_dir: str | None, claims: str | None, bell: str | None,
                  shm: str | None = None, run_key: str = "", run_path: str = "",
-                 memory: list[ray.actor.ActorHandle] | None = None) -> None:
+                 memory: list[ray.actor.ActorHandle] | None = None,
+                 hr: ray.actor.ActorHandle | None = None) -> None:
         """writer: the ledger writer, for a group on another node than the driver's
         (run_dir: the run directory otherwise); claims: the routing claims file, if any;
         bell: the driver's doorbell (actors/doorbell.py), if any; shm: the prefix of the
@@ -63,7 +65,8 @@ class AgentGroupActor:
                                claims=RoutingClaims(claims) if claims else None,
                                context=ExecutorContext(config, run_key or f"g{index}",
                                                        Path(run_path) if run_path else None),
-                               recall=recall_of(memory) if memory else None)
+                               recall=recall_of(memory) if memory else None,
+                               hr=RemoteHr(hr) if hr is not None else None)
         self._groups = len(bounds)
         self._index = index
         self._ringer = Ringer(bell, index) if bell else None

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import psutil
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
@@ -22,6 +23,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from actors import ray_sessions
 from actors.doorbell import Doorbell
 from actors.group_actor import AgentGroupActor
+from actors.hr_actor import DepartmentActor, HrActor
 from actors.ledger_writer import LedgerWriter
 from actors.memory_actor import MemoryActor
 from actors.pipelines import GraphPipeline, ShmPipeline, TaskPipeline, wait
@@ -240,6 +242,16 @@ class RayBackend:
                 name=f"memory:{k}", namespace=ns, scheduling_strategy=here).remote(
                     cfg_ref, dir_ref, str(plan.run_dir), k)
             for k in range(memory.shards if memory.enabled else 0)]
+        # careers: a department actor per department and the HR/metrics actor, which reviews
+        # between ticks from the rows the groups hand it
+        self.departments = [
+            DepartmentActor.options(  # type: ignore[attr-defined]
+                name=f"dept:{dept}", namespace=ns, scheduling_strategy=here).remote(cfg_ref, k)
+            for k, dept in enumerate(d.dept_ids)] if plan.config.hr.enabled else []
+        self.hr = HrActor.options(  # type: ignore[attr-defined]
+            name="hr", namespace=ns, scheduling_strategy=here).remote(
+                cfg_ref, dir_ref, int(plan.key), len(bounds), self.departments
+        ) if plan.config.hr.enabled else None
         # the run's groups share its `workers` CPUs (a group steps on one core at most; Ray
         # takes fractions below one): a cluster can then hold as many runs as it has CPUs for
         share = min(1.0, math.floor(plan.workers / len(bounds) * 1e4) / 1e4)
@@ -253,7 +265,7 @@ class RayBackend:
                      str(self.claims) if self.claims else None,
                      str(self.bell.path) if self.bell else None,
                      str(self.shm.prefix) if self.shm else None,
-                     plan.executors.run_key, str(plan.run_dir), self.memory)
+                     plan.executors.run_key, str(plan.run_dir), self.memory, self.hr)
             for i in range(len(bounds))
         ]
         # asked now: while the shm pipeline runs, a group answers no other call
@@ -294,14 +306,33 @@ class RayBackend:
         return wait([g.state_dict.remote() for g in self.groups], -1)
 
     def restore(self, groups: list[dict[str, object]], exchange: Exchange,
-                secops: dict[str, int], memory: list[dict[str, object]]) -> None:
+                secops: dict[str, int], memory: list[dict[str, object]],
+                hr: dict[str, object]) -> None:
         if len(memory) != len(self.memory):
             raise ValueError(f"{len(memory)} memory shards in the checkpoint, "
                              f"not {len(self.memory)}")
+        careers = []
+        if self.hr is not None:
+            careers = [self.hr.load.remote(hr["office"])] + [
+                d.load.remote(s) for d, s in zip(self.departments, hr["departments"],  # type: ignore[call-overload]
+                                                 strict=True)]
         wait([g.load_state.remote(st) for g, st in zip(self.groups, groups, strict=True)]
-             + [self.secops.restore.remote(secops)]
+             + [self.secops.restore.remote(secops)] + careers
              + [m.load.remote(data) for m, data in zip(self.memory, memory, strict=True)], -1)
         self.pipeline.restore(exchange)
+
+    def hr_state(self) -> dict[str, object]:
+        if self.hr is None:
+            return {}
+        office, *depts = wait([self.hr.state.remote()]
+                              + [d.state.remote() for d in self.departments], -1)
+        return {"office": office, "departments": depts}
+
+    def org_decisions(self) -> list[list[float]]:
+        return wait([self.hr.org_decisions.remote()], -1)[0] if self.hr is not None else []
+
+    def hr_scores(self) -> pl.DataFrame | None:
+        return wait([self.hr.scores.remote()], -1)[0] if self.hr is not None else None
 
     def secops_state(self) -> dict[str, int]:
         return wait([self.secops.state.remote()], -1)[0]
@@ -341,7 +372,8 @@ class RayBackend:
             with contextlib.suppress(ray.exceptions.RayError):
                 ray.wait([m.close.remote() for m in self.memory],
                          num_returns=len(self.memory), timeout=10)
-        for handle in [*self.groups, self.secops, self.writer, *self.memory]:
+        for handle in [*self.groups, self.secops, self.writer, *self.memory,
+                       getattr(self, "hr", None), *getattr(self, "departments", [])]:
             with contextlib.suppress(ray.exceptions.RayError):  # already gone
                 if handle is not None:
                     ray.kill(handle)

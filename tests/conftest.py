@@ -10,6 +10,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_COMPANY = REPO / "templates" / "companies" / "startup.yaml"  # memory in Mem0
 STARTUP = REPO / "tests" / "data" / "startup.yaml"  # the same, memory in process
+CAREERS = REPO / "tests" / "data" / "careers.yaml"  # the same with HR reviews on
 ENTERPRISE = REPO / "templates" / "companies" / "enterprise.yaml"
 
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # tests never open the dashboard

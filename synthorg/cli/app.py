@@ -313,6 +313,9 @@ def bench(
     memory_ab: Annotated[int, typer.Option(min=0, max=100, help="the memory on/off A/B of the "
                                            "default company over this many seeds, 300 ticks")
                          ] = 0,
+    careers: Annotated[bool, typer.Option(help="HR instead: one review of 10,000 agents over a "
+                                          "200-tick ledger, and megacorp with HR on and off "
+                                          "(--ticks)")] = False,
 ) -> None:
     """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory. With
     --facts N: one line per stylised fact (effect, 95 % interval, whether it holds). With
@@ -328,6 +331,14 @@ def bench(
             print(json.dumps(measure()), flush=True)
         except SandboxUnavailable as exc:
             raise fail(str(exc), EXIT_FAILED) from None
+        return
+
+    if careers:
+        from synthorg.hr.bench import megacorp_with_hr, review_speed
+
+        print(json.dumps(review_speed()), flush=True)
+        print(json.dumps(megacorp_with_hr(ticks if ticks != 50 else 200,
+                                          "ray" if "ray" in backends else "local")), flush=True)
         return
 
     if memory_ab:

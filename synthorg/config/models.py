@@ -20,6 +20,7 @@ from synthorg.config.base import (
     SeniorityName,
     Span,
 )
+from synthorg.config.hr import HrSpec
 from synthorg.config.limits import limit, over
 from synthorg.config.scenario import Hire, ScenarioEvent, scenario_problems
 
@@ -536,6 +537,7 @@ class CompanyConfig(Frozen):
     policies: Policies = Policies()
     loop: LoopSpec = LoopSpec()
     memory: MemorySpec = MemorySpec()
+    hr: HrSpec = HrSpec()
     scenario: tuple[ScenarioEvent, ...] = Field(
         default=(), max_length=10_000, description="org changes and shocks at given ticks")
     runtime: RuntimeSpec = RuntimeSpec()
@@ -561,8 +563,10 @@ class CompanyConfig(Frozen):
         return sum(a.count for a in self.agents)
 
     def slot_count(self) -> int:
-        """Agent slots over the whole run: the starting agents and every scenario hire."""
-        return self.agent_count() + sum(e.count for e in self.scenario if isinstance(e, Hire))
+        """Agent slots over the whole run: the starting agents, every scenario hire and the
+    slots kept for HR's hires."""
+        return (self.agent_count() + sum(e.count for e in self.scenario if isinstance(e, Hire))
+                + self.hr.reserved_slots())
 
 
 def _duplicates(names: list[str]) -> list[str]:
@@ -640,6 +644,7 @@ def reference_problems(cfg: CompanyConfig) -> list[str]:
             problems.append(f"executors.{name}.server: {ex.server!r} is not an entry of "
                             f"mcp_servers (known: {sorted(cfg.mcp_servers)})")
     problems += scenario_problems(cfg, depts, roles, tools, task_types, agent_ids)
+    problems += _hr_problems(cfg, roles, agent_ids)
     for i, spec in enumerate(cfg.workload.task_types):
         where = f"workload.task_types[{i}]"
         if spec.department not in depts:
@@ -656,4 +661,27 @@ def reference_problems(cfg: CompanyConfig) -> list[str]:
                 f"{where}: no agent in department '{spec.department}' has a role that handles "
                 f"'{spec.name}'"
             )
+    return problems
+
+
+def _hr_problems(cfg: CompanyConfig, roles: dict[str, RoleSpec], agent_ids: list[str]
+                 ) -> list[str]:
+    from synthorg.config.role_templates import role_template
+    from synthorg.org.directory import hr_hire_ids
+
+    problems = [f"hr.overrides: unknown agent '{a}'" for a in cfg.hr.overrides
+                if a not in agent_ids]
+    for i, name in enumerate(cfg.hr.hiring.role_templates):
+        try:
+            template = role_template(name)
+        except ValueError as exc:
+            problems.append(f"hr.hiring.role_templates[{i}]: {exc}")
+            continue
+        if template.role not in roles:
+            problems.append(f"hr.hiring.role_templates[{i}]: template '{name}' is for role "
+                            f"'{template.role}', which the company does not have")
+    scenario_ids = {a for e in cfg.scenario if isinstance(e, Hire) for a in e.expanded_ids()}
+    taken = sorted((set(agent_ids) | scenario_ids) & set(hr_hire_ids(cfg)))
+    if taken:
+        problems.append(f"agents: id '{taken[0]}' is kept for HR's hires (hr.hiring.max_hires)")
     return problems

@@ -159,6 +159,36 @@ class EventKind(IntEnum):
     memory_written = 37  # target = the memory's category, value = the quality it recalls
     memory_searched = 38  # the agent took up a task: target = memories found, value = the
     # competence their experience added
+    agent_demoted = 39  # target = the new seniority, value = HrReason
+    promotion_refused = 40  # the approver said no: target = the level asked, value = HrReason
+    model_tier_changed = 41  # at a task boundary: target = ModelTier
+    routing_changed = 42  # department actor: target = the routing now used (RoutingKind)
+
+
+class HrReason(IntEnum):
+    """Why the org changed (the `value` of org-change events; events.parquet: hr_reason)."""
+
+    scenario = 0  # the config's scenario
+    criteria_met = 1  # promotion: N of M criteria over the review windows
+    criteria_missed = 2  # demotion: too few criteria met, reviews running
+    under_performing = 3  # fired: quality under the floor, reviews running
+    queue_pressure = 4  # hired: the department's load stayed high, its budget allowed
+    load_balance = 5  # reassigned: from a department much less loaded per member
+    approver_refused = 6
+    seniority_tier = 7  # the model tier follows the seniority
+    load_high = 8  # routing: load-balanced while the department's load stays high
+    load_eased = 9
+
+
+class ModelTier(IntEnum):
+    small = 0
+    medium = 1
+    large = 2
+
+
+class RoutingKind(IntEnum):
+    role_based = 0
+    load_balanced = 1
 
 
 class LowerCause(IntEnum):

@@ -41,6 +41,8 @@ class Stream(IntEnum):
     poisoned = 11  # by task id: does its content carry an injected instruction
     catch = 12  # by call id: does the approver recognise a harmful call
     answer = 13  # by call id: does the approver answer before the request times out
+    promotion = 14  # by agent and review tick: does the approver agree to a promotion
+    hire = 15  # by slot and review tick: a hire's skill levels
 
 
 def root_key(seed: int) -> np.uint64:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from synthorg.domain.enums import EventKind, FailReason, MessageKind, WorkState
+from synthorg.domain.enums import EventKind, FailReason, MessageKind, Priority, WorkState
 from synthorg.domain.records import (
     TASK_DTYPE,
     answers_to,
@@ -27,6 +27,8 @@ from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
 from synthorg.org.directory import OrgDirectory
 from synthorg.org.routing import unroutable
 from synthorg.org.timeline import OrgChange
+
+MAX_PRIORITY = max(int(p) for p in Priority)
 
 if TYPE_CHECKING:
     from synthorg.engine.group import AgentGroup
@@ -44,9 +46,16 @@ class Staffing:
         g, a = self.g, self.g.a
         g.use(directory)
         for change in changes:
+            if change.agent < 0:  # a department's own change: recorded by the first group
+                if g.lo == 0:
+                    ev.add_one(change.kind, change.agent, target=change.target,
+                               value=change.value)
+                continue
             if not g.lo <= change.agent < g.hi:
                 continue
             ev.add_one(change.kind, change.agent, target=change.target, value=change.value)
+            if change.kind == EventKind.agent_joined:  # an HR hire's levels are decided now
+                a.skills[change.agent - g.lo] = directory.skills[change.agent]
             if g.memory is not None and change.kind == EventKind.agent_joined:
                 g.memory.joined(tick, change.agent)  # someone rehired has their memory back
             if change.kind != EventKind.agent_left:
@@ -57,6 +66,9 @@ class Staffing:
             held = a.state[local] != WorkState.idle.value
             tasks = join([take(a.cur, np.array([local]))] if held else [], TASK_DTYPE)
             tasks = join([tasks, a.queues.drain(local)], TASK_DTYPE)
+            boost = g.cfg.hr.firing.priority_boost if g.cfg.hr.enabled else 0
+            if boost and len(tasks):  # work left by a leaver is late already: it goes first
+                tasks["priority"] = np.minimum(tasks["priority"] + boost, MAX_PRIORITY)
             a.state[local] = WorkState.idle
             self._route_again(tick, change.agent, tasks, loads, ev, out, results)
 

@@ -19,8 +19,10 @@ from synthorg.domain.enums import (
     BudgetRule,
     EventKind,
     FailReason,
+    HrReason,
     LowerCause,
     MessageKind,
+    ModelTier,
     Priority,
     RiskTier,
     Seniority,
@@ -120,6 +122,9 @@ def write_events(out: Path, files: list[Path], d: OrgDirectory, cfg: CompanyConf
             _named_where((k.autonomy_changed, k.autonomy_lowered, k.autonomy_restored,
                           k.autonomy_kept_low), "target", _names(Autonomy), "autonomy"),
             _named_where((k.autonomy_lowered,), "value", _names(LowerCause), "lowered_for"),
+            _named_where((k.agent_joined, k.agent_left, k.agent_moved, k.agent_promoted,
+                          k.agent_demoted, k.promotion_refused, k.model_tier_changed,
+                          k.routing_changed), "value", _names(HrReason), "hr_reason"),
         )
         .pipe(_call_columns, tables, d, cfg, created)
         .with_columns(
@@ -235,10 +240,11 @@ def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirec
     return frame
 
 
-def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory) -> pl.DataFrame:
+def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory,
+                 hr_scores: pl.DataFrame | None = None) -> pl.DataFrame:
     """One row per agent that was in the org during the run, as the org stands at its end
-    (department, role, seniority, autonomy), with the ticks it joined and left (null: still
-    there)."""
+    (department, role, seniority, autonomy, model tier), with the ticks it joined and left
+    (null: still there) and, with HR on, its scores at the last review (`hr_*`)."""
     merged = {k: np.concatenate([r[k] for r in rows]) for k in rows[0]}
     joined = d.joined[merged["agent_index"]] != NEVER
     merged = {k: v[joined] for k, v in merged.items()}
@@ -249,6 +255,7 @@ def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory) 
         "role": [d.role_ids[k] for k in d.agent_role[idx]],
         "seniority": [Seniority(int(s)).name for s in d.seniority[idx]],
         "autonomy": [Autonomy(int(a)).name for a in d.autonomy[idx]],
+        "model_tier": [ModelTier(int(t)).name for t in d.model_tier[idx]],
         "state": [WorkState(int(s)).name for s in merged.pop("state")],
         "joined_tick": pl.Series(d.joined[idx], dtype=pl.Int32),
         "exit_tick": pl.Series(d.left[idx], dtype=pl.Int32).replace(NEVER, None),
@@ -257,6 +264,13 @@ def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory) 
         "paid_usd": merged["paid"] / MICRO,  # its salary over the run
         "tool_spend_usd": merged["tool_spend"] / MICRO,
     }).sort("agent_index")
+    if hr_scores is not None:
+        scores = hr_scores.drop("dept", "seniority", strict=False)
+        scores = scores.rename({c: f"hr_{c}" for c in scores.columns if c != "agent"})
+        frame = (frame.with_columns(pl.col("agent_index").cast(pl.Int64).alias("_slot"))
+                 .join(scores.select(pl.col("agent").cast(pl.Int64).alias("_slot"),
+                                     pl.exclude("agent")), on="_slot", how="left")
+                 .drop("_slot"))
     with _writing(out / "agents.parquet") as path:
         frame.write_parquet(path)
     return frame

@@ -17,13 +17,14 @@ import numpy as np
 from synthorg.actions.executors import APPROVALS
 from synthorg.config.models import CompanyConfig, SecurityPolicy
 from synthorg.config.scenario import Hire
-from synthorg.domain.enums import Autonomy, RiskTier, Seniority
+from synthorg.domain.enums import Autonomy, ModelTier, RiskTier, Seniority
 
 # Competence added by seniority: seniors do harder work better.
 SENIORITY_BONUS = np.array([0.0, 0.08, 0.15, 0.2, 0.22], dtype=np.float64)
 MICRO = 1_000_000
 HELPER_CANDIDATES = 3
 NEVER = -1  # in `joined` / `left`: not (yet)
+HR_HIRE_PREFIX = "hire-"
 
 
 def held_autonomy(policy: SecurityPolicy, asked: str, seniority: str) -> int:
@@ -31,6 +32,11 @@ def held_autonomy(policy: SecurityPolicy, asked: str, seniority: str) -> int:
     seniority's ceiling (policies.security.autonomy_cap)."""
     ceiling = policy.autonomy_cap.get(seniority, "full")  # type: ignore[call-overload]
     return min(int(Autonomy[asked]), int(Autonomy[ceiling]))
+
+
+def hr_hire_ids(cfg: CompanyConfig) -> list[str]:
+    """The ids of the slots kept for HR's hires (hr.hiring.max_hires)."""
+    return [f"{HR_HIRE_PREFIX}{i:04d}" for i in range(1, cfg.hr.reserved_slots() + 1)]
 
 
 def strength(skill: np.ndarray, seniority: np.ndarray) -> np.ndarray:
@@ -58,6 +64,7 @@ class OrgDirectory:
     seniority: np.ndarray  # int8 [n]
     autonomy: np.ndarray  # int8 [n]
     skills: np.ndarray  # float64 [n, n_skills], levels on joining
+    model_tier: np.ndarray  # int8 [n]: ModelTier, following seniority at task boundaries
     active: np.ndarray  # bool [n]: in the org and at work this version
     joined: np.ndarray  # int32 [n]: tick joined (0 for the company's agents), NEVER
     left: np.ndarray  # int32 [n]: tick fired, NEVER
@@ -99,7 +106,7 @@ class OrgDirectory:
         """Identifies this version's org chart (who is where, at what level) across processes."""
         h = hashlib.sha256(repr(self.agent_ids).encode())
         for name in ("agent_role", "agent_dept", "seniority", "autonomy", "active", "joined",
-                     "left"):
+                     "left", "model_tier"):
             h.update(np.ascontiguousarray(getattr(self, name)).tobytes())
         return h.hexdigest()[:16]
 
@@ -163,6 +170,8 @@ class OrgDirectory:
         for h in hires:
             for aid in h.expanded_ids():
                 add(aid, h.role, h.department, h.seniority, h.autonomy, h.skills, False)
+        for aid in hr_hire_ids(cfg):  # what they are is decided when HR hires them
+            add(aid, role_ids[0], dept_ids[0], "junior", None, {}, False)
         n = len(ids)
         index_of = {a: i for i, a in enumerate(ids)}
         role_types = np.zeros((len(role_ids), len(type_ids)), dtype=bool)
@@ -186,6 +195,8 @@ class OrgDirectory:
             seniority=np.array(senior, dtype=np.int8),
             autonomy=np.array(auton, dtype=np.int8),
             skills=np.array(skill_rows, dtype=np.float64).reshape(n, len(skill_ids)),
+            model_tier=np.array([int(ModelTier[cfg.hr.model_tiers[Seniority(s).name]])  # type: ignore[index]
+                                 for s in senior], dtype=np.int8),
             active=np.array(present, dtype=bool),
             joined=np.where(np.array(present, dtype=bool), 0, NEVER).astype(np.int32),
             left=np.full(n, NEVER, dtype=np.int32),

@@ -25,7 +25,8 @@ from synthorg.config.scenario import (
     Outage,
     Promote,
 )
-from synthorg.domain.enums import Autonomy, EventKind, Seniority
+from synthorg.domain.enums import Autonomy, EventKind, ModelTier, RoutingKind, Seniority
+from synthorg.org.decisions import OrgDecision
 from synthorg.org.directory import NEVER, OrgDirectory, held_autonomy
 
 
@@ -40,8 +41,12 @@ class OrgChange:
 
 
 class OrgTimeline:
-    def __init__(self, config: CompanyConfig, base: OrgDirectory | None = None) -> None:
+    def __init__(self, config: CompanyConfig, base: OrgDirectory | None = None,
+                 decisions: list[OrgDecision] | None = None) -> None:
         self._cfg = config
+        self._hr = config.hr
+        self.decisions: list[OrgDecision] = []  # decided during the run, in order
+        self._decided: dict[int, list[OrgDecision]] = {}
         self._security = config.policies.security
         self.directory = base if base is not None else OrgDirectory.from_config(config)
         self.tick = -1  # the last tick advanced to
@@ -58,6 +63,16 @@ class OrgTimeline:
         self._tool_ids = {t: i for i, t in enumerate(self.directory.tool_ids)}
         self._dept_ids = {d: i for i, d in enumerate(self.directory.dept_ids)}
         self._role_ids = {r: i for i, r in enumerate(self.directory.role_ids)}
+        self.decide(decisions or [])
+
+    def decide(self, decisions: list[OrgDecision]) -> None:
+        """Org changes decided during the run; each must take effect after the last tick
+        advanced to."""
+        for d in decisions:
+            if d.tick <= self.tick:
+                raise ValueError(f"an org decision for tick {d.tick} came at tick {self.tick}")
+            self.decisions.append(d)
+            self._decided.setdefault(d.tick, []).append(d)
 
     # ---- org versions ---------------------------------------------------------------------
     def advance(self, tick: int, skills: np.ndarray | None = None) -> list[OrgChange] | None:
@@ -72,16 +87,21 @@ class OrgTimeline:
 
     def changes_due(self, tick: int) -> bool:
         """Whether the org changes at `tick` (ask once the tick before has been applied)."""
-        return tick in self._org_ticks or bool(np.any(self._away_until == tick))
+        return (tick in self._org_ticks or tick in self._decided
+                or self._hr.reviews_at(tick - self._hr.decision_lag)
+                or bool(np.any(self._away_until == tick)))
 
     def _apply(self, tick: int, skills: np.ndarray | None) -> list[OrgChange] | None:
         if not self.changes_due(tick):
             return None
         d = self.directory
         slots = {name: getattr(d, name).copy() for name in (
-            "agent_role", "agent_dept", "seniority", "autonomy", "active", "joined", "left")}
+            "agent_role", "agent_dept", "seniority", "autonomy", "active", "joined", "left",
+            "model_tier", "skills")}
         active, present = slots["active"], (slots["joined"] != NEVER) & (slots["left"] == NEVER)
         changes: list[OrgChange] = []
+        if skills is not None:
+            slots["skills"] = skills
         back = np.flatnonzero(self._away_until == tick)
         for a in back.tolist():
             self._away_until[a] = NEVER
@@ -127,10 +147,46 @@ class OrgTimeline:
                                      Seniority(int(slots["seniority"][a])).name)
                     slots["autonomy"][a] = held
                     changes.append(OrgChange(EventKind.autonomy_changed, a, held))
-        if skills is not None:
-            slots["skills"] = skills
-        self.directory = d.revised(**slots)
+        routing = list(d.dept_routing)
+        for decision in self._decided.get(tick, []):
+            change = self._carry_out(decision, slots, present, routing)
+            if change is not None:
+                changes.append(change)
+        self.directory = d.revised(**slots, dept_routing=tuple(routing))  # type: ignore[arg-type]
         return changes
+
+    def _carry_out(self, dn: OrgDecision, slots: dict[str, np.ndarray], present: np.ndarray,
+                   routing: list[str]) -> OrgChange | None:
+        """Apply one decided change to the next version's arrays; the change it records."""
+        a, k = dn.agent, dn.kind
+        if k == EventKind.routing_changed:
+            routing[a] = RoutingKind(dn.target).name
+            return OrgChange(k, -1 - a, dn.target, float(dn.reason))
+        if k == EventKind.agent_joined:
+            slots["agent_role"][a], slots["agent_dept"][a] = dn.role, dn.target
+            slots["seniority"][a] = dn.level
+            level = Seniority(dn.level).name
+            slots["model_tier"][a] = int(ModelTier[self._hr.model_tiers[level]])  # type: ignore[index]
+            dept = self._cfg.departments[dn.target]
+            slots["autonomy"][a] = self._cap(
+                int(Autonomy[dept.autonomy or self._cfg.company.autonomy]), level)
+            slots["skills"][a] = dn.skills
+            slots["active"][a], present[a], slots["joined"][a] = True, True, dn.tick
+        elif not present[a]:
+            return None  # gone meanwhile (a scenario change of the same tick)
+        elif k == EventKind.agent_left:
+            slots["active"][a], present[a], slots["left"][a] = False, False, dn.tick
+            self._away_until[a] = NEVER
+        elif k == EventKind.agent_moved:
+            slots["agent_dept"][a] = dn.target
+            if dn.role >= 0:
+                slots["agent_role"][a] = dn.role
+        elif k in (EventKind.agent_promoted, EventKind.agent_demoted):
+            slots["seniority"][a] = dn.target
+            slots["autonomy"][a] = self._cap(int(slots["autonomy"][a]), Seniority(dn.target).name)
+        elif k == EventKind.model_tier_changed:
+            slots["model_tier"][a] = dn.target
+        return OrgChange(k, a, dn.target, float(dn.reason))
 
     def _cap(self, autonomy: int, seniority: str) -> int:
         return held_autonomy(self._security, Autonomy(autonomy).name, seniority)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Protocol
 
 import numpy as np
+import polars as pl
 
 from synthorg.actions.executors import ExecutorContext
 from synthorg.config.models import CompanyConfig
@@ -53,7 +54,17 @@ class Backend(Protocol):
         """Every group host's state; call after `settle`."""
 
     def restore(self, groups: list[dict[str, object]], exchange: Exchange,
-                secops: dict[str, int], memory: list[dict[str, object]]) -> None: ...
+                secops: dict[str, int], memory: list[dict[str, object]],
+                hr: dict[str, object]) -> None: ...
+
+    def hr_state(self) -> dict[str, object]:
+        """The HR office's and the departments' state (empty without hr); after `snapshot`."""
+
+    def org_decisions(self) -> list[list[float]]:
+        """Every org change decided during the run so far, as rows (org/decisions.py)."""
+
+    def hr_scores(self) -> pl.DataFrame | None:
+        """The last review's scores per agent as columns (None: no review yet)."""
 
     def secops_state(self) -> dict[str, int]:
         """The SecOps office's record (call after `snapshot`: the groups' actions have

@@ -30,13 +30,14 @@ from synthorg.sim import manifest
 from synthorg.sim.channels import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
-FORMAT = 13  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
+FORMAT = 14  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
 # driver shard; 4: ledger parts are .npy (a format 3 run directory holds parquet parts);
 # 5: queued tasks are held as record bytes; 6: org versions, actions in flight, agent columns;
 # 7: arrays and JSON instead of a pickle; 8: queue deadline calendars, agents' paid and
 # tool_spend counters; 9: the budget period's base; 10: agents' spending in the period;
 # 11: the call form an approval was asked for; 12: agents' automatic autonomy lowering;
-# 13: long-term memory (the shards' content, groups' unsent writes, agents' experience)
+# 13: long-term memory (the shards' content, groups' unsent writes, agents' experience);
+# 14: HR (its history and decisions, the departments' state, groups' feeds and org decisions)
 DIR_NAME = "checkpoints"
 
 
@@ -55,6 +56,7 @@ class Checkpoint:
     exchange: Exchange
     secops: dict[str, int]
     memory: list[dict[str, object]]  # each memory shard's content as data (memory/service.py)
+    hr: dict[str, object]  # the HR office's and departments' state (empty without hr)
 
 
 def checkpoint_path(run_dir: Path, tick: int) -> Path:

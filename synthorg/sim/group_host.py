@@ -43,7 +43,10 @@ from synthorg.domain.records import (
 from synthorg.engine.group import AgentGroup
 from synthorg.engine.memory_desk import Recall
 from synthorg.errors import MisuseError
+from synthorg.hr.feed import FeedBuffer
+from synthorg.hr.link import HrLink
 from synthorg.ledger.ledger import LedgerShard, PartSink, ShardTotals
+from synthorg.org.decisions import decisions_of, rows_of
 from synthorg.org.directory import OrgDirectory
 from synthorg.org.timeline import OrgTimeline
 from synthorg.org.workload import WorkloadGenerator, creation_events, shock_events
@@ -100,7 +103,8 @@ class GroupHost:
                  seed: int, bounds: Sequence[tuple[int, int]], index: int, sink: PartSink,
                  decide_approvals: Decide, background_flush: bool = False,
                  claims: RoutingClaims | None = None,
-                 context: ExecutorContext | None = None, recall: Recall | None = None) -> None:
+                 context: ExecutorContext | None = None, recall: Recall | None = None,
+                 hr: HrLink | None = None) -> None:
         """decide_approvals: the SecOps office's `decide` (or a call to the `secops` actor's)."""
         lo, hi = bounds[index]
         self.index = index
@@ -128,6 +132,9 @@ class GroupHost:
         self.timing = StepTiming(0.0, none, none.astype(np.int64))  # the last step's, for placement
         self._ahead: tuple[int, np.ndarray] | None = None  # a tick's arrivals, drawn early
         self._unrecorded: tuple | None = None  # the last step's ledger rows, until `record`
+        # HR reviews (config `hr`): this group's rows since the last one, and where they go
+        self.hr = hr if config.hr.enabled else None
+        self.feed = FeedBuffer()
 
     def step(self, tick: int, route: np.ndarray, got: Received,
              defer_record: bool = False, draw_next: bool = False) -> list[np.ndarray]:
@@ -151,6 +158,8 @@ class GroupHost:
         if self.config.policies.budget.period_starts(tick):  # its spend starts at 0
             self.period_base = self.dept_spent.copy()
         all_loads = np.concatenate(got["loads"])
+        if self.hr is not None:
+            self._review(tick, all_loads)
         changes = self.timeline.advance(tick, self._current_skills(got["skills"]))
         org = None
         if changes is not None:  # a new org version from this tick on
@@ -192,6 +201,18 @@ class GroupHost:
         return flatten({"messages": parts, "loads": out.loads, "spend": out.spend,
                         "skills": skills}, len(self._starts) + 1)
 
+    def _review(self, tick: int, loads: np.ndarray) -> None:
+        """Hand HR this group's rows at a review tick; take up a review's decisions at the
+        tick they take effect (HR may still be reviewing: this waits for it)."""
+        spec = self.config.hr
+        if spec.reviews_at(tick):
+            self.record()
+            first = self.index == 0  # every group sees the same loads and spend
+            self.hr.take(tick, self.index, self.feed.take(  # type: ignore[union-attr]
+                loads if first else None, self.dept_spent - self.period_base if first else None))
+        if spec.reviews_at(tick - spec.decision_lag):
+            self.timeline.decide(self.hr.decisions(tick - spec.decision_lag))  # type: ignore[union-attr]
+
     def _current_skills(self, parts: Sequence[np.ndarray]) -> np.ndarray | None:
         """Every slot's skill levels as the groups handed them on (None if they did not)."""
         if not any(len(p) for p in parts):
@@ -206,10 +227,14 @@ class GroupHost:
         tick, arrivals, here, events, failed, out = self._unrecorded
         self._unrecorded = None
         shocks = shock_events(tick, self.timeline.shocks_starting(tick)) if self.index == 0 else None
-        self.ledger.append(  # SYSTEM_ACTOR and SCENARIO_ACTOR sort first
-            join([creation_events(tick, arrivals, here), *([shocks] if shocks is not None else []),
-                  *events, out.events], EVENT_DTYPE),
-            join([*failed, out.results], RESULT_DTYPE), take(arrivals, here),
+        all_events = join([creation_events(tick, arrivals, here),
+                           *([shocks] if shocks is not None else []), *events, out.events],
+                          EVENT_DTYPE)  # SYSTEM_ACTOR and SCENARIO_ACTOR sort first
+        results, created = join([*failed, out.results], RESULT_DTYPE), take(arrivals, here)
+        if self.hr is not None:
+            self.feed.collect(all_events, results, created)
+        self.ledger.append(
+            all_events, results, created,
             actions=out.delivered, timeseries=out.timeseries, arguments=out.arguments,
             argument_text=out.argument_text)
 
@@ -258,6 +283,7 @@ class GroupHost:
                 "next_task": self.next_task,
                 "tick": self.tick, "org": self.timeline.directory.digest(),
                 "org_skills": self.timeline.directory.skills,
+                "org_decisions": rows_of(self.timeline.decisions), "hr_feed": self.feed.state(),
                 "actions": self.actions.state()}
 
     def load_state(self, state: dict[str, object]) -> None:
@@ -268,14 +294,16 @@ class GroupHost:
         self.next_task = int(state["next_task"])  # type: ignore[call-overload]
         self.tick = int(state["tick"])  # type: ignore[call-overload]
         # the org as of that tick, from the config's scenario
-        self.timeline = OrgTimeline(self.config, OrgDirectory.from_config(self.config))
+        self.timeline = OrgTimeline(self.config, OrgDirectory.from_config(self.config),
+                                    decisions_of(state["org_decisions"]))
         self.timeline.advance(self.tick)
+        self.feed.load(state["hr_feed"])  # type: ignore[arg-type]
         self.timeline.directory = self.timeline.directory.with_skills(
             np.asarray(state["org_skills"]))
         if self.timeline.directory.digest() != state["org"]:
             raise MisuseError(f"the checkpoint's org chart at tick {self.tick} is not the one "
-                              "this config's scenario gives (a fork may change the scenario "
-                              "only after its fork tick)")
+                              "this config's scenario and the run's HR decisions give (a fork "
+                              "may change the scenario only after its fork tick)")
         self.group.use(self.timeline.directory)
         self.actions.restore(np.asarray(state["actions"]))
         self._ahead = None

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 
+from synthorg.hr.departments import DepartmentDesk
+from synthorg.hr.office import HrOffice, load_hr, local_departments, scores_of
+from synthorg.hr.office import state_of as hr_state_of
 from synthorg.ledger.ledger import DirectorySink, ShardTotals
 from synthorg.memory.factory import build_memory
+from synthorg.org.decisions import rows_of
 from synthorg.secops.office import SecOpsOffice
 from synthorg.sim.backend import RunPlan
 from synthorg.sim.channels import Exchange
@@ -22,8 +27,12 @@ class LocalBackend:
         # long-term memory: one service, which the groups call in turn
         self.memory = build_memory(cfg, d, plan.run_dir) if cfg.memory.enabled else None
         recall = self.memory.exchange if self.memory is not None else None
+        # careers: the HR office and the departments' desks, reviewing between ticks
+        self.desks = [DepartmentDesk(cfg, k) for k in range(len(d.dept_ids))]
+        self.hr = (HrOffice(cfg, d, plan.key, len(bounds), local_departments(self.desks))
+                   if cfg.hr.enabled else None)
         self.groups = [GroupHost(cfg, d, plan.key, plan.seed, bounds, i, sink, self.office.decide,
-                                 context=plan.executors, recall=recall)
+                                 context=plan.executors, recall=recall, hr=self.hr)
                        for i in range(len(bounds))]
         self.exchange = Exchange.initial(bounds, len(d.dept_ids))
         self.placement = HomePlacement(d, bounds)  # one process: nothing to balance
@@ -40,7 +49,8 @@ class LocalBackend:
         return [g.state_dict() for g in self.groups]
 
     def restore(self, groups: list[dict[str, object]], exchange: Exchange,
-                secops: dict[str, int], memory: list[dict[str, object]]) -> None:
+                secops: dict[str, int], memory: list[dict[str, object]],
+                hr: dict[str, object]) -> None:
         for group, state in zip(self.groups, groups, strict=True):
             group.load_state(state)
         self.exchange = exchange
@@ -49,6 +59,17 @@ class LocalBackend:
             if len(memory) != 1:
                 raise ValueError(f"{len(memory)} memory shards in the checkpoint, not 1")
             self.memory.load(memory[0])
+        if self.hr is not None:
+            load_hr(hr, self.hr, self.desks)
+
+    def hr_state(self) -> dict[str, object]:
+        return hr_state_of(self.hr, [d.state() for d in self.desks])
+
+    def org_decisions(self) -> list[list[float]]:
+        return rows_of(self.hr.timeline.decisions) if self.hr is not None else []
+
+    def hr_scores(self) -> pl.DataFrame | None:
+        return scores_of(self.hr)
 
     def memory_state(self) -> list[dict[str, object]]:
         return [self.memory.export()] if self.memory is not None else []

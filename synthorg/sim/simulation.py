@@ -39,6 +39,7 @@ from synthorg.ledger.tables import (
     write_tasks,
     write_timeseries,
 )
+from synthorg.org.decisions import OrgDecision, decisions_of
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.org.timeline import OrgTimeline
 from synthorg.sim import checkpoint as ckpt
@@ -196,6 +197,7 @@ class Simulation:
                         open_tasks = backend.open_tasks() + exchange.tasks_in_flight()
                         agent_rows = backend.agent_rows()
                         spent = backend.dept_spent()
+                        careers = (decisions_of(backend.org_decisions()), backend.hr_scores())
                         finished = True
                         break
                     except ActorCrashed as crash:
@@ -218,7 +220,7 @@ class Simulation:
 
                 remove(plan.executors.run_key, keep_workspaces=not finished)  # for resume
         return self._finish(plan, totals, open_tasks, agent_rows, spent, ticks, started,
-                            tick_seconds, incidents, keep_parts=bool(every))
+                            tick_seconds, incidents, careers, keep_parts=bool(every))
 
     def _begin(self, plan: RunPlan, backend_cls: Callable[[RunPlan], Backend],
                start: ckpt.Checkpoint | None, digest: str, bounds: tuple[tuple[int, int], ...]
@@ -231,7 +233,8 @@ class Simulation:
             try:
                 self._moment("start")
                 if start is not None:
-                    backend.restore(start.groups, start.exchange, start.secops, start.memory)
+                    backend.restore(start.groups, start.exchange, start.secops, start.memory,
+                                    start.hr)
                     driver.load_state(start.driver)
                 return backend, driver, ckpt.encode(self._capture(driver, backend, digest, bounds))
             except ActorCrashed as crash:
@@ -252,7 +255,7 @@ class Simulation:
         state = ckpt.decode(good, "in-memory checkpoint")
         backend_cls, _ = self._backend_class()
         backend = self.backend = backend_cls(plan)
-        backend.restore(state.groups, state.exchange, state.secops, state.memory)
+        backend.restore(state.groups, state.exchange, state.secops, state.memory, state.hr)
         driver = Driver(backend)
         driver.load_state(state.driver)
         return backend, driver
@@ -276,7 +279,7 @@ class Simulation:
         return ckpt.Checkpoint(tick=driver.tick, seed=self.seed, config_digest=digest,
                                bounds=bounds, driver=driver.state_dict(), groups=groups,
                                exchange=exchange, secops=backend.secops_state(),
-                               memory=backend.memory_state())
+                               memory=backend.memory_state(), hr=backend.hr_state())
 
     def _check_compatible(self, start: ckpt.Checkpoint, directory: OrgDirectory, digest: str,
                           forked: bool) -> None:
@@ -309,6 +312,7 @@ class Simulation:
     def _finish(self, plan: RunPlan, totals: object, open_tasks: list[tuple[int, int]],
                 agent_rows: list[dict[str, np.ndarray]], spent: np.ndarray, ticks: int,
                 started: float, tick_seconds: float, incidents: int,
+                careers: tuple[list[OrgDecision], pl.DataFrame | None],
                 keep_parts: bool) -> RunResult:
         directory = plan.directory
         parts = self.out / PARTS_DIR
@@ -318,9 +322,10 @@ class Simulation:
                             directory, dict(open_tasks))
         figures = outcomes(tasks, *timeseries_totals(part_files(parts, "timeseries")))
         figures.update(security_figures(self.out / "events.parquet"))
-        final = OrgTimeline(self.config, directory)
+        decisions, scores = careers
+        final = OrgTimeline(self.config, directory, [d for d in decisions if d.tick < ticks])
         final.advance(ticks - 1)
-        write_agents(self.out, agent_rows, final.directory)
+        write_agents(self.out, agent_rows, final.directory, scores)
         write_actions(self.out, part_files(parts, "actions"), directory)
         write_timeseries(self.out, part_files(parts, "timeseries"), self.out / "tasks.parquet",
                          directory)

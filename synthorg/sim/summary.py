@@ -118,6 +118,7 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
         fires=c["agent_left"],
         reassignments=c["agent_moved"],
         promotions=c["agent_promoted"],
+        demotions=c["agent_demoted"],
         actions=sum(totals.action_status.values()),
         actions_failed=(totals.action_status.get("failed", 0)
                         + totals.action_status.get("timed_out", 0)),

@@ -49,6 +49,23 @@ def test_a_fork_must_run_past_its_tick(tmp_path):
     assert "--ticks (30) must be more than --at-tick (40)" in " ".join(r.output.split())
 
 
+def _wait_until_it_catches_sigterm(pid: int) -> None:
+    """Until the entry point installs its handler the interpreter is still starting and SIGTERM
+    kills it as the kernel's default (returncode -15): no program can answer before it runs. The
+    clock of each case starts there, so a loaded machine does not shift the moment it tests."""
+    import signal
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        status = Path(f"/proc/{pid}/status").read_text()
+        caught = int(next(line.split()[1] for line in status.splitlines()
+                          if line.startswith("SigCgt:")), 16)
+        if caught >> (signal.SIGTERM - 1) & 1:
+            return
+        time.sleep(0.005)
+    raise AssertionError("the command never installed its SIGTERM handler")
+
+
 # Moments from the imports (a signal that lands inside an import in a command is one typer
 # turns into a silent exit 130; one inside a class body's __set_name__ comes back as a
 # RuntimeError; one inside an at-fork hook is swallowed) through Ray starting to a run under
@@ -66,6 +83,7 @@ def test_sigterm_while_starting_exits_130_and_says_so(tmp_path, after, cold):
     proc = subprocess.Popen([SYNTHORG, "run", str(STARTUP), "--out", str(tmp_path / "r"),
                              "--ticks", "5"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=env)
+    _wait_until_it_catches_sigterm(proc.pid)
     time.sleep(after)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=180)

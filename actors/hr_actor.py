@@ -1,0 +1,103 @@
+"""`hr` and `dept:NAME` actors. Groups hand the `hr` actor their rows at each review tick and
+take its decisions at the tick they take effect; at the review, `hr` hears each department's
+actor (its budget and spend, load, hiring request and routing). They act at review boundaries
+only, never per tick."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import polars as pl
+import ray
+
+from synthorg.config.models import CompanyConfig
+from synthorg.errors import ActorCrashed
+from synthorg.hr.departments import DepartmentDesk, DeptPlan, DeptStats
+from synthorg.hr.feed import Feed
+from synthorg.hr.link import HrLink
+from synthorg.hr.office import HrOffice, PlanDepartments, scores_of
+from synthorg.org.decisions import OrgDecision, rows_of
+from synthorg.org.directory import OrgDirectory
+
+_GONE = (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError)
+
+
+@ray.remote(num_cpus=0)
+class DepartmentActor:
+    def __init__(self, config: CompanyConfig, dept: int) -> None:
+        self._desk = DepartmentDesk(config, dept)
+
+    def review(self, stats: DeptStats) -> DeptPlan:
+        return self._desk.review(stats)
+
+    def state(self) -> list[int]:
+        return self._desk.state()
+
+    def load(self, state: list[int]) -> None:
+        self._desk.load(state)
+
+    def __repr__(self) -> str:  # the dashboard shows it beside the actor
+        d = self._desk
+        return f"dept:{d.name} routing={d.routing} hires_asked={d.hires_asked}"
+
+
+def _ask_departments(depts: list[ray.actor.ActorHandle]) -> PlanDepartments:
+    def plan(stats: list[DeptStats]) -> list[DeptPlan]:
+        try:
+            return list(ray.get([d.review.remote(s) for d, s in zip(depts, stats, strict=True)]))
+        except _GONE as exc:
+            raise ActorCrashed(f"a department actor is gone: {type(exc).__name__}") from exc
+    return plan
+
+
+@ray.remote(num_cpus=0)
+class HrActor:
+    def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, groups: int,
+                 departments: list[ray.actor.ActorHandle]) -> None:
+        self._office = HrOffice(config, directory, np.uint64(key), groups,
+                                _ask_departments(departments))
+
+    def take(self, tick: int, group: int, feed: Feed) -> None:
+        self._office.take(tick, group, feed)
+
+    def decisions(self, tick: int) -> list[OrgDecision]:
+        return self._office.decisions(tick)
+
+    def state(self) -> dict[str, object]:
+        return self._office.state()
+
+    def load(self, state: dict[str, object]) -> None:
+        self._office.load(state)
+
+    def org_decisions(self) -> list[list[float]]:
+        return rows_of(self._office.timeline.decisions)
+
+    def scores(self) -> pl.DataFrame | None:
+        return scores_of(self._office)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def __repr__(self) -> str:
+        return f"hr reviews={self._office.reviews} hires={self._office.hires_made}"
+
+
+class RemoteHr(HrLink):
+    """A group's way to the `hr` actor; its process dying is an ActorCrashed."""
+
+    def __init__(self, actor: ray.actor.ActorHandle) -> None:
+        self._actor = actor
+
+    def take(self, tick: int, group: int, feed: Feed) -> None:
+        self._get(self._actor.take.remote(tick, group, feed))
+
+    def decisions(self, tick: int) -> list[OrgDecision]:
+        return self._get(self._actor.decisions.remote(tick))  # type: ignore[return-value]
+
+    @staticmethod
+    def _get(ref: ray.ObjectRef) -> object:
+        try:
+            return ray.get(ref)
+        except _GONE as exc:
+            raise ActorCrashed(f"the hr actor is gone: {type(exc).__name__}") from exc
