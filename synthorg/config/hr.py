@@ -98,7 +98,7 @@ class HrSpec(Frozen):
         default=(7, 30, 90), min_length=1, max_length=8, description="scoring windows, ticks")
     min_points: int = Field(default=5, ge=1, description=(
         "finished tasks a window needs for its scores to count"))
-    trend_points: int = Field(default=24, ge=3, le=1000, description=(
+    trend_points: int = Field(default=12, ge=3, le=1000, description=(
         "latest tasks (of the longest window) the Theil-Sen trend is fitted on"))
     trend_epsilon: float = Field(default=0.0005, ge=0.0, description=(
         "|slope| per tick below which a trend is stable"))

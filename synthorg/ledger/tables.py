@@ -241,10 +241,12 @@ def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirec
 
 
 def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory,
-                 hr_scores: pl.DataFrame | None = None) -> pl.DataFrame:
+                 hr_scores: pl.DataFrame | None = None,
+                 teleology: pl.DataFrame | None = None) -> pl.DataFrame:
     """One row per agent that was in the org during the run, as the org stands at its end
     (department, role, seniority, autonomy, model tier), with the ticks it joined and left
-    (null: still there) and, with HR on, its scores at the last review (`hr_*`)."""
+    (null: still there), its teleological metrics (`teleo_*`) and, with HR on, its scores at
+    the last review (`hr_*`)."""
     merged = {k: np.concatenate([r[k] for r in rows]) for k in rows[0]}
     joined = d.joined[merged["agent_index"]] != NEVER
     merged = {k: v[joined] for k, v in merged.items()}
@@ -271,6 +273,9 @@ def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory,
                  .join(scores.select(pl.col("agent").cast(pl.Int64).alias("_slot"),
                                      pl.exclude("agent")), on="_slot", how="left")
                  .drop("_slot"))
+    if teleology is not None:  # per agent id (synthorg/hr/teleology.py)
+        frame = frame.join(teleology.rename({c: f"teleo_{c}" for c in teleology.columns
+                                             if c != "agent"}), on="agent", how="left")
     with _writing(out / "agents.parquet") as path:
         frame.write_parquet(path)
     return frame

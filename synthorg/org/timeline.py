@@ -71,6 +71,7 @@ class OrgTimeline:
         for d in decisions:
             if d.tick <= self.tick:
                 raise ValueError(f"an org decision for tick {d.tick} came at tick {self.tick}")
+            self._check(d)
             self.decisions.append(d)
             self._decided.setdefault(d.tick, []).append(d)
 
@@ -84,6 +85,25 @@ class OrgTimeline:
             self.tick += 1
             changes = self._apply(self.tick, skills if self.tick == tick else None)
         return changes
+
+    def _check(self, d: OrgDecision) -> None:
+        """A decision read back from a checkpoint names slots, departments and levels that
+        exist (else ValueError: never an index error mid-run)."""
+        dr = self.directory
+        n_depts, n_roles = len(dr.dept_ids), len(dr.role_ids)
+        levels, k = range(len(Seniority)), d.kind
+        checks = {
+            EventKind.routing_changed: 0 <= d.agent < n_depts and d.target in (0, 1),
+            EventKind.agent_joined: 0 <= d.target < n_depts and 0 <= d.role < n_roles
+            and d.level in levels and len(d.skills) == len(dr.skill_ids),
+            EventKind.agent_moved: 0 <= d.target < n_depts and -1 <= d.role < n_roles,
+            EventKind.agent_promoted: d.target in levels,
+            EventKind.agent_demoted: d.target in levels,
+            EventKind.model_tier_changed: d.target in range(len(ModelTier)),
+            EventKind.promotion_refused: True, EventKind.agent_left: True}
+        ok = checks.get(k, False) and (k == EventKind.routing_changed or 0 <= d.agent < dr.size)
+        if not ok:
+            raise ValueError(f"org decision {d.row()[:7]} names what this org does not have")
 
     def changes_due(self, tick: int) -> bool:
         """Whether the org changes at `tick` (ask once the tick before has been applied)."""

@@ -39,6 +39,7 @@ from synthorg.ledger.tables import (
     write_tasks,
     write_timeseries,
 )
+from synthorg.hr.teleology import teleological_metrics
 from synthorg.org.decisions import OrgDecision, decisions_of
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.org.timeline import OrgTimeline
@@ -325,7 +326,8 @@ class Simulation:
         decisions, scores = careers
         final = OrgTimeline(self.config, directory, [d for d in decisions if d.tick < ticks])
         final.advance(ticks - 1)
-        write_agents(self.out, agent_rows, final.directory, scores)
+        teleo_agents, teleology = teleological_metrics(self.out)
+        write_agents(self.out, agent_rows, final.directory, scores, teleo_agents)
         write_actions(self.out, part_files(parts, "actions"), directory)
         write_timeseries(self.out, part_files(parts, "timeseries"), self.out / "tasks.parquet",
                          directory)
@@ -338,6 +340,7 @@ class Simulation:
             mean_quality=float(done["quality"].mean()) if len(done) else 0.0,  # type: ignore[arg-type]
             cost_usd=float(spent.sum()) / MICRO, **figures,
             run_id=plan.run_id, company=self.config.company.name, **self._fork_fields(),
+            teleology=teleology,
             backend=self.config.runtime.backend, seed=self.seed, ticks=ticks,
             agents=self.config.agent_count(), headcount_end=final.directory.headcount(),
             groups=len(plan.group_bounds), incidents=incidents,

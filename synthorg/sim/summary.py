@@ -81,6 +81,8 @@ class Summary(BaseModel):
     lead_time_p50: float = 0.0
     lead_time_p90: float = 0.0
     utilisation: float = 0.0  # agent-ticks busy (holding a task) / agent-ticks at work
+    teleology: dict[str, float | None] = {}  # the teleological metrics, every agent pooled
+    # (synthorg/hr/teleology.py; null: nothing to measure)
     ledger_sha256: str
     wall_seconds: float
     tick_seconds: float
