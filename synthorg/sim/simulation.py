@@ -30,6 +30,7 @@ from synthorg.domain.enums import EventKind
 from synthorg.domain.records import EVENT_DTYPE, SYSTEM_ACTOR
 from synthorg.domain.rng import root_key
 from synthorg.errors import ActorCrashed, Interrupted, MisuseError, RunFailure
+from synthorg.hr.teleology import teleological_metrics
 from synthorg.ledger.ledger import PARTS_DIR, combine, part_files, record_incident
 from synthorg.ledger.tables import (
     timeseries_totals,
@@ -39,7 +40,6 @@ from synthorg.ledger.tables import (
     write_tasks,
     write_timeseries,
 )
-from synthorg.hr.teleology import teleological_metrics
 from synthorg.org.decisions import OrgDecision, decisions_of
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.org.timeline import OrgTimeline
