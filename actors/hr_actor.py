@@ -6,6 +6,7 @@ only, never per tick."""
 from __future__ import annotations
 
 import os
+import threading
 
 import numpy as np
 import polars as pl
@@ -37,6 +38,9 @@ class DepartmentActor:
     def load(self, state: list[int]) -> None:
         self._desk.load(state)
 
+    def pid(self) -> int:
+        return os.getpid()
+
     def __repr__(self) -> str:  # the dashboard shows it beside the actor
         d = self._desk
         return f"dept:{d.name} routing={d.routing} hires_asked={d.hires_asked}"
@@ -57,17 +61,50 @@ class HrActor:
                  departments: list[ray.actor.ActorHandle]) -> None:
         self._office = HrOffice(config, directory, np.uint64(key), groups,
                                 _ask_departments(departments))
+        self._groups = groups
+        self._fed: dict[int, int] = {}  # review tick -> feeds taken
+        self._reviewing: tuple[int, threading.Thread, list] | None = None
 
     def take(self, tick: int, group: int, feed: Feed) -> None:
+        """Once every group's feed is in, the review starts in the background: the groups
+        step on meanwhile, until the tick its decisions take effect."""
         self._office.take(tick, group, feed)
+        self._fed[tick] = self._fed.get(tick, 0) + 1
+        if self._fed[tick] == self._groups:
+            del self._fed[tick]
+            self._finish_review()
+            outcome: list = []
+
+            def review() -> None:
+                try:
+                    outcome.append(self._office.decisions(tick))
+                except BaseException as exc:  # raised to the groups in `decisions`
+                    outcome.append(exc)
+
+            thread = threading.Thread(target=review, name=f"hr-review-{tick}", daemon=True)
+            thread.start()
+            self._reviewing = (tick, thread, outcome)
 
     def decisions(self, tick: int) -> list[OrgDecision]:
+        self._finish_review()
         return self._office.decisions(tick)
 
+    def _finish_review(self) -> None:
+        if self._reviewing is None:
+            return
+        _, thread, outcome = self._reviewing
+        thread.join()
+        self._reviewing = None
+        if outcome and isinstance(outcome[0], BaseException):
+            raise outcome[0]
+
     def state(self) -> dict[str, object]:
+        self._finish_review()
         return self._office.state()
 
     def load(self, state: dict[str, object]) -> None:
+        self._finish_review()
+        self._fed = {}
         self._office.load(state)
 
     def org_decisions(self) -> list[list[float]]:

@@ -270,6 +270,9 @@ class RayBackend:
         ]
         # asked now: while the shm pipeline runs, a group answers no other call
         self._pids = self._placed([g.pid.remote() for g in self.groups], share)
+        # the careers actors up before the first tick: processes still starting would take
+        # cores from the groups' first ticks
+        wait([a.pid.remote() for a in [*self.departments, *([self.hr] if self.hr else [])]], -1)
         initial = Exchange.initial(bounds, len(d.dept_ids))
         # across nodes, the graph reports each group's step times, so routing can follow the
         # faster cores

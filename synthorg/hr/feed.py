@@ -29,16 +29,13 @@ class Feed:
 
     @staticmethod
     def joined(feeds: list[Feed]) -> Feed:
-        """The groups' feeds as one, in an order that does not depend on the grouping."""
-        results = join([f.results for f in feeds], RESULT_DTYPE)
-        created = join([f.created for f in feeds], TASK_DTYPE)
-        events = join([f.events for f in feeds], EVENT_DTYPE)
+        """The groups' feeds as one (History.ingest puts the rows in an order that does not
+        depend on the grouping)."""
         loads = next((f.loads for f in feeds if f.loads is not None), None)
         spent = next((f.spent for f in feeds if f.spent is not None), None)
-        return Feed(results[np.lexsort((results["agent"], results["task"]))],
-                    created[np.argsort(created["task"], kind="stable")],
-                    events[np.lexsort((events["seq"], events["actor"], events["tick"]))],
-                    loads, spent)
+        return Feed(join([f.results for f in feeds], RESULT_DTYPE),
+                    join([f.created for f in feeds], TASK_DTYPE),
+                    join([f.events for f in feeds], EVENT_DTYPE), loads, spent)
 
 
 class FeedBuffer:

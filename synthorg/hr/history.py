@@ -11,14 +11,14 @@ from synthorg.hr.feed import Feed
 RESULT_COLUMNS = ("task", "agent", "status", "reason", "finished", "started", "quality",
                   "cost_micro")
 CREATED_COLUMNS = ("task", "priority", "difficulty", "created", "deadline")
-EVENT_COLUMNS = ("tick", "actor", "kind", "task", "target", "value")
+EVENT_COLUMNS = ("tick", "actor", "seq", "kind", "task", "target", "value")
 _SCHEMAS = {
     "results": {"task": pl.Int64, "agent": pl.Int32, "status": pl.Int8, "reason": pl.Int8,
                 "finished": pl.Int32, "started": pl.Int32, "quality": pl.Float64,
                 "cost_micro": pl.Int64, "deadline": pl.Int32, "difficulty": pl.Float64},
     "open": {"task": pl.Int64, "priority": pl.Int8, "difficulty": pl.Float64,
              "created": pl.Int32, "deadline": pl.Int32},
-    "events": {"tick": pl.Int32, "actor": pl.Int32, "kind": pl.Int8, "task": pl.Int64,
+    "events": {"tick": pl.Int32, "actor": pl.Int32, "seq": pl.Int32, "kind": pl.Int8, "task": pl.Int64,
                "target": pl.Int32, "value": pl.Float64},
 }
 
@@ -40,16 +40,20 @@ class History:
 
     def ingest(self, feed: Feed, tick: int) -> None:
         """Add a review's feed (rows up to tick - 1) and forget what is older than the longest
-        window. A task's deadline joins its result here: its creation may have come earlier."""
+        window. A task's deadline joins its result here: its creation may have come earlier.
+        Rows are put in ledger order, whatever the groups that recorded them: sums over them
+        are then the same to the last bit on any layout."""
         self.open = pl.concat([self.open, _frame(feed.created, CREATED_COLUMNS)
                                .cast(_SCHEMAS["open"])])  # type: ignore[arg-type]
-        done = (_frame(feed.results, RESULT_COLUMNS)
-                .join(self.open.select("task", "deadline", "difficulty"), on="task", how="left")
+        done = (_frame(feed.results, RESULT_COLUMNS).sort("task", "agent", "finished")
+                .join(self.open.select("task", "deadline", "difficulty"), on="task", how="left",
+                      maintain_order="left")
                 .cast(_SCHEMAS["results"]))  # type: ignore[arg-type]
         self.open = self.open.join(done.select("task"), on="task", how="anti")
         since = tick - self.keep
         self.results = pl.concat([self.results, done]).filter(pl.col("finished") >= since)
         self.events = pl.concat([self.events, _frame(feed.events, EVENT_COLUMNS)
+                                 .sort("tick", "actor", "seq")
                                  .cast(_SCHEMAS["events"])]  # type: ignore[arg-type]
                                 ).filter(pl.col("tick") >= since)
 

@@ -177,8 +177,10 @@ class HrOffice:
         low = valid & (met <= demo.max_criteria)
         self.low_reviews[agents] = np.where(low, self.low_reviews[agents] + 1, 0)
         top = int(Seniority[promo.top])
-        need = np.array([promo.per_level.get(Seniority(min(v + 1, 4)).name,  # type: ignore[call-overload]
-                                             promo.min_criteria) for v in level.tolist()])
+        # per level now held: the criteria the next level asks
+        asks = np.array([promo.per_level.get(Seniority(min(v + 1, 4)).name,  # type: ignore[call-overload]
+                                             promo.min_criteria) for v in range(len(Seniority))])
+        need = asks[level]
         up = ((promo.policy != "none") & (level < top) & (n_long >= promo.min_tasks)
               & (self.at_level[agents] >= promo.tenure_reviews) & (met >= need))
         down = ((demo.policy != "none") & (self.low_reviews[agents] >= demo.reviews)
