@@ -39,7 +39,8 @@ def dashboard_hint(url: str | None) -> str:
         return "Ray dashboard: not started here (connected to an existing cluster?)"
     return (
         f"Ray dashboard: [link]http://{url}[/link] (actors are named agent-group:N, "
-        f"which also route departments' tasks, and secops, which decides approvals).\n"
+        f"which also route departments' tasks; secops, which decides approvals; memory:K; "
+        f"and with careers on, hr and dept:NAME).\n"
         f"  Token auth is on by default in Ray 2.60: paste the token from "
         f"{TOKEN_FILE} when the page asks, or start with RAY_AUTH_MODE=disabled.\n"
         "  The dashboard lives only as long as this run unless you use a cluster "
