@@ -150,7 +150,7 @@ FACTS: tuple[Fact, ...] = (
          ("policies.work.deadline_grace_ticks=8",), "failure_rate", -1),
     Fact("thrashing lowers throughput", "overloaded people lose effectiveness, an "
          "explicit policy here (Perlow 1999)", "startup", (f"{SCALE}=1.3",),
-         (f"{SCALE}=1.3", "policies.work.load_penalty=0.05"), "tasks_completed", -1),
+         (f"{SCALE}=1.3", "policies.work.load_penalty=0.1"), "tasks_completed", -1),
     Fact("losing key people drops throughput", "departures disrupt routines and "
          "knowledge (Argote 1999)", "startup", ("scenario=[]",), (KEY_PEOPLE_LEAVE,),
          "completed_80_100", -1),
