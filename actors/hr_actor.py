@@ -12,16 +12,14 @@ import numpy as np
 import polars as pl
 import ray
 
+from actors.pipelines import wait
 from synthorg.config.models import CompanyConfig
-from synthorg.errors import ActorCrashed
 from synthorg.hr.departments import DepartmentDesk, DeptPlan, DeptStats
 from synthorg.hr.feed import Feed
 from synthorg.hr.link import HrLink
 from synthorg.hr.office import HrOffice, PlanDepartments, scores_of
 from synthorg.org.decisions import OrgDecision, rows_of
 from synthorg.org.directory import OrgDirectory
-
-_GONE = (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError)
 
 
 @ray.remote(num_cpus=0)
@@ -47,11 +45,8 @@ class DepartmentActor:
 
 
 def _ask_departments(depts: list[ray.actor.ActorHandle]) -> PlanDepartments:
-    def plan(stats: list[DeptStats]) -> list[DeptPlan]:
-        try:
-            return list(ray.get([d.review.remote(s) for d, s in zip(depts, stats, strict=True)]))
-        except _GONE as exc:
-            raise ActorCrashed(f"a department actor is gone: {type(exc).__name__}") from exc
+    def plan(stats: list[DeptStats]) -> list[DeptPlan]:  # a lost actor: ActorCrashed
+        return wait([d.review.remote(s) for d, s in zip(depts, stats, strict=True)], -1)
     return plan
 
 
@@ -61,17 +56,13 @@ class HrActor:
                  departments: list[ray.actor.ActorHandle]) -> None:
         self._office = HrOffice(config, directory, np.uint64(key), groups,
                                 _ask_departments(departments))
-        self._groups = groups
-        self._fed: dict[int, int] = {}  # review tick -> feeds taken
         self._reviewing: tuple[int, threading.Thread, list] | None = None
 
     def take(self, tick: int, group: int, feed: Feed) -> None:
         """Once every group's feed is in, the review starts in the background: the groups
         step on meanwhile, until the tick its decisions take effect."""
         self._office.take(tick, group, feed)
-        self._fed[tick] = self._fed.get(tick, 0) + 1
-        if self._fed[tick] == self._groups:
-            del self._fed[tick]
+        if self._office.fed(tick):
             self._finish_review()
             outcome: list = []
 
@@ -104,7 +95,6 @@ class HrActor:
 
     def load(self, state: dict[str, object]) -> None:
         self._finish_review()
-        self._fed = {}
         self._office.load(state)
 
     def org_decisions(self) -> list[list[float]]:
@@ -127,14 +117,7 @@ class RemoteHr(HrLink):
         self._actor = actor
 
     def take(self, tick: int, group: int, feed: Feed) -> None:
-        self._get(self._actor.take.remote(tick, group, feed))
+        wait([self._actor.take.remote(tick, group, feed)], tick)
 
     def decisions(self, tick: int) -> list[OrgDecision]:
-        return self._get(self._actor.decisions.remote(tick))  # type: ignore[return-value]
-
-    @staticmethod
-    def _get(ref: ray.ObjectRef) -> object:
-        try:
-            return ray.get(ref)
-        except _GONE as exc:
-            raise ActorCrashed(f"the hr actor is gone: {type(exc).__name__}") from exc
+        return wait([self._actor.decisions.remote(tick)], tick)[0]

@@ -12,7 +12,7 @@ import polars as pl
 
 from synthorg.config.models import CompanyConfig
 from synthorg.config.role_templates import role_template
-from synthorg.domain.enums import EventKind, HrReason, ModelTier, Seniority
+from synthorg.domain.enums import EventKind, HrReason, Seniority
 from synthorg.domain.rng import Stream, uniform
 from synthorg.hr.criteria import criteria_met
 from synthorg.hr.departments import DepartmentDesk, DeptPlan, DeptStats
@@ -21,7 +21,7 @@ from synthorg.hr.history import History
 from synthorg.hr.pillars import pillar_scores
 from synthorg.hr.scoring import review_frame
 from synthorg.org.decisions import OrgDecision, decisions_of, rows_of
-from synthorg.org.directory import HR_HIRE_PREFIX, NEVER, OrgDirectory
+from synthorg.org.directory import HR_HIRE_PREFIX, NEVER, OrgDirectory, model_tier_of
 from synthorg.org.timeline import OrgTimeline
 
 PlanDepartments = Callable[[list[DeptStats]], list[DeptPlan]]
@@ -58,6 +58,11 @@ class HrOffice:
     def take(self, tick: int, group: int, feed: Feed) -> None:
         """A group's rows for the review at `tick`."""
         self._feeds.setdefault(tick, [None] * self._groups)[group] = feed
+
+    def fed(self, tick: int) -> bool:
+        """Whether every group's rows for the review at `tick` are in."""
+        feeds = self._feeds.get(tick)
+        return feeds is not None and all(f is not None for f in feeds)
 
     def decisions(self, tick: int) -> list[OrgDecision]:
         """The decisions of the review at `tick` (reviewing first, if not done yet)."""
@@ -218,8 +223,7 @@ class HrOffice:
     def _tiers(self, d: OrgDirectory, loads: np.ndarray, present: np.ndarray, leaving: set[int],
                at: int, out: list[OrgDecision]) -> None:
         """An idle agent (between tasks) whose tier is not its level's takes its level's."""
-        tiers = np.array([int(ModelTier[self.spec.model_tiers[s.name]])  # type: ignore[index]
-                          for s in Seniority])
+        tiers = np.array([model_tier_of(self.spec, level) for level in range(len(Seniority))])
         wanted = tiers[d.seniority[present]]
         for i in np.flatnonzero((wanted != d.model_tier[present]) & (loads[present] == 0)):
             a = int(present[i])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from synthorg.actions.executors import APPROVALS
+from synthorg.config.hr import HrSpec
 from synthorg.config.models import CompanyConfig, SecurityPolicy
 from synthorg.config.scenario import Hire
 from synthorg.domain.enums import Autonomy, ModelTier, RiskTier, Seniority
@@ -37,6 +38,11 @@ def held_autonomy(policy: SecurityPolicy, asked: str, seniority: str) -> int:
 def hr_hire_ids(cfg: CompanyConfig) -> list[str]:
     """The ids of the slots kept for HR's hires (hr.hiring.max_hires)."""
     return [f"{HR_HIRE_PREFIX}{i:04d}" for i in range(1, cfg.hr.reserved_slots() + 1)]
+
+
+def model_tier_of(hr: HrSpec, level: int) -> int:
+    """The ModelTier agents of seniority `level` work with (hr.model_tiers)."""
+    return int(ModelTier[hr.model_tiers[Seniority(level).name]])  # type: ignore[index]
 
 
 def strength(skill: np.ndarray, seniority: np.ndarray) -> np.ndarray:
@@ -195,8 +201,7 @@ class OrgDirectory:
             seniority=np.array(senior, dtype=np.int8),
             autonomy=np.array(auton, dtype=np.int8),
             skills=np.array(skill_rows, dtype=np.float64).reshape(n, len(skill_ids)),
-            model_tier=np.array([int(ModelTier[cfg.hr.model_tiers[Seniority(s).name]])  # type: ignore[index]
-                                 for s in senior], dtype=np.int8),
+            model_tier=np.array([model_tier_of(cfg.hr, s) for s in senior], dtype=np.int8),
             active=np.array(present, dtype=bool),
             joined=np.where(np.array(present, dtype=bool), 0, NEVER).astype(np.int32),
             left=np.full(n, NEVER, dtype=np.int32),

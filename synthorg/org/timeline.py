@@ -27,7 +27,7 @@ from synthorg.config.scenario import (
 )
 from synthorg.domain.enums import Autonomy, EventKind, ModelTier, RoutingKind, Seniority
 from synthorg.org.decisions import OrgDecision
-from synthorg.org.directory import NEVER, OrgDirectory, held_autonomy
+from synthorg.org.directory import NEVER, OrgDirectory, held_autonomy, model_tier_of
 
 
 @dataclass(frozen=True)
@@ -185,11 +185,11 @@ class OrgTimeline:
         if k == EventKind.agent_joined:
             slots["agent_role"][a], slots["agent_dept"][a] = dn.role, dn.target
             slots["seniority"][a] = dn.level
-            level = Seniority(dn.level).name
-            slots["model_tier"][a] = int(ModelTier[self._hr.model_tiers[level]])  # type: ignore[index]
+            slots["model_tier"][a] = model_tier_of(self._hr, dn.level)
             dept = self._cfg.departments[dn.target]
-            slots["autonomy"][a] = self._cap(
-                int(Autonomy[dept.autonomy or self._cfg.company.autonomy]), level)
+            slots["autonomy"][a] = held_autonomy(self._security, dept.autonomy
+                                                 or self._cfg.company.autonomy,
+                                                 Seniority(dn.level).name)
             slots["skills"][a] = dn.skills
             slots["active"][a], present[a], slots["joined"][a] = True, True, dn.tick
         elif not present[a]:
