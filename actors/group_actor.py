@@ -22,6 +22,7 @@ from synthorg.actions.executors import ExecutorContext
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.records import TASK_DTYPE
 from synthorg.ledger.ledger import ShardTotals
+from synthorg.llm.cassette import CassetteSpec
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.channels import Exchange, flat_inputs, from_flat, received, share
 from synthorg.sim.claims import RoutingClaims
@@ -46,7 +47,8 @@ class AgentGroupActor:
                  run_dir: str | None, claims: str | None, bell: str | None,
                  shm: str | None = None, run_key: str = "", run_path: str = "",
                  memory: list[ray.actor.ActorHandle] | None = None,
-                 hr: ray.actor.ActorHandle | None = None) -> None:
+                 hr: ray.actor.ActorHandle | None = None,
+                 cassette: CassetteSpec | None = None) -> None:
         """writer: the ledger writer, for a group on another node than the driver's
         (run_dir: the run directory otherwise); claims: the routing claims file, if any;
         bell: the driver's doorbell (actors/doorbell.py), if any; shm: the prefix of the
@@ -64,7 +66,8 @@ class AgentGroupActor:
                                self._sink, approvals_of(secops), background_flush=True,
                                claims=RoutingClaims(claims) if claims else None,
                                context=ExecutorContext(config, run_key or f"g{index}",
-                                                       Path(run_path) if run_path else None),
+                                                       Path(run_path) if run_path else None,
+                                                       cassette),
                                recall=recall_of(memory) if memory else None,
                                hr=RemoteHr(hr) if hr is not None else None)
         self._groups = len(bounds)

@@ -234,7 +234,7 @@ class RayBackend:
         self.secops = SecOpsActor.options(  # type: ignore[attr-defined]
             name="secops", namespace=ns, scheduling_strategy=here).remote(
                 cfg_ref, dir_ref, int(plan.key), str(plan.run_dir),
-                str(plan.approvals_record) if plan.approvals_record else None)
+                str(plan.approvals_record) if plan.approvals_record else None, plan.cassette)
         # long-term memory: shards beside the driver, whose run directory holds their stores
         memory = plan.config.memory
         self.memory = [
@@ -265,7 +265,8 @@ class RayBackend:
                      str(self.claims) if self.claims else None,
                      str(self.bell.path) if self.bell else None,
                      str(self.shm.prefix) if self.shm else None,
-                     plan.executors.run_key, str(plan.run_dir), self.memory, self.hr)
+                     plan.executors.run_key, str(plan.run_dir), self.memory, self.hr,
+                     plan.executors.cassette)
             for i in range(len(bounds))
         ]
         # asked now: while the shm pipeline runs, a group answers no other call

@@ -11,6 +11,7 @@ import ray
 
 from synthorg.config.models import CompanyConfig
 from synthorg.errors import ActorCrashed
+from synthorg.llm.cassette import CassetteSpec
 from synthorg.org.directory import OrgDirectory
 from synthorg.secops.office import SecOpsOffice
 
@@ -24,9 +25,9 @@ class SecOpsActor:
     (a round trip mid-step would stall every agent of the group)."""
 
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, run_dir: str,
-                 record: str | None) -> None:
+                 record: str | None, cassette: CassetteSpec | None = None) -> None:
         self._office = SecOpsOffice(config, np.uint64(key), directory.agent_ids, Path(run_dir),
-                                    Path(record) if record else None)
+                                    Path(record) if record else None, cassette)
 
     async def decide(self, requests: np.ndarray, contexts: list[str]) -> list[tuple[int, float]]:
         return await self._office.decide(requests, contexts)

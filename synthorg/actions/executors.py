@@ -15,7 +15,7 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -24,7 +24,11 @@ from synthorg.domain.enums import ActionStatus
 from synthorg.domain.rng import Stream, uniform
 from synthorg.errors import ExecutorFault
 
-Outcome = tuple[int, float]  # ActionStatus, value
+if TYPE_CHECKING:
+    from synthorg.llm.cassette import CassetteSpec
+
+# ActionStatus, value; an executor that uses a model adds tokens in, tokens out, micro-USD
+Outcome = tuple[int, float] | tuple[int, float, int, int, int]
 Decide = Callable[[np.ndarray, list[str]], Awaitable[list[Outcome]]]
 
 
@@ -35,6 +39,7 @@ class ExecutorContext:
     config: CompanyConfig
     run_key: str  # stable across resume: names the run's containers and workspaces
     run_dir: Path | None = None
+    cassette: CassetteSpec | None = None  # the model's replies: recorded, or replayed
 
 
 class Executor(Protocol):
@@ -100,6 +105,7 @@ class ApprovalDesk:
 
 
 APPROVALS = "approvals"  # the executor name of approvals (reserved in the config)
+LLM = "llm"  # the executor name of agents' deliberations with the model (config `llm`)
 
 def build_executor(spec: ExecutorSpec, key: np.uint64, context: ExecutorContext) -> Executor:
     if spec.kind == "sandbox":

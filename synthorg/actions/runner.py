@@ -23,7 +23,7 @@ import numpy as np
 from synthorg.actions.executors import Executor, Outcome
 from synthorg.domain.enums import ActionStatus
 from synthorg.domain.records import ACTION_DTYPE, join, take
-from synthorg.errors import ActorCrashed
+from synthorg.errors import ActorCrashed, MisuseError
 
 
 class ActionRunner:
@@ -142,7 +142,7 @@ async def _guarded(run: object, n: int) -> list[Outcome]:
     one whose process died (ActorCrashed) stops the run, which rolls back and goes on."""
     try:
         outcomes = list(await run)  # type: ignore[misc]
-    except ActorCrashed:
+    except (ActorCrashed, MisuseError):  # a lost actor; a cassette that lacks a reply
         raise
     except Exception:
         return [(int(ActionStatus.failed), 0.0)] * n
@@ -153,6 +153,10 @@ async def _guarded(run: object, n: int) -> list[Outcome]:
 
 def _with_outcomes(rows: np.ndarray, outcomes: list[Outcome]) -> np.ndarray:
     done = rows.copy()
-    done["status"] = [s for s, _ in outcomes]
-    done["value"] = [v for _, v in outcomes]
+    done["status"] = [o[0] for o in outcomes]
+    done["value"] = [o[1] for o in outcomes]
+    if any(len(o) > 2 for o in outcomes):
+        usage = np.array([o[2:5] if len(o) > 2 else (0, 0, 0) for o in outcomes],
+                         dtype=np.int64).reshape(-1, 3)
+        done["tokens_in"], done["tokens_out"], done["cost_micro"] = usage.T
     return done

@@ -9,7 +9,7 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.markup import escape
@@ -23,6 +23,9 @@ from synthorg.config.models import CompanyConfig, SimulationSpec
 from synthorg.errors import MisuseError
 from synthorg.interrupts import forget_half_imported_ray, note_and_interrupt, take_noted
 from synthorg.secops.parking import FILE as APPROVALS_FILE
+
+if TYPE_CHECKING:
+    from synthorg.llm.cassette import CassetteSpec
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Simulate organisations run by AI agents.")
@@ -55,7 +58,8 @@ def _start_ray(cfg: CompanyConfig, address: str | None) -> None:
 def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path,
               address: str | None, mode: str = "run", parent: Path | None = None,
               at_tick: int = 0, overwrite: bool = False, quiet: bool = False,
-              approvals_record: Path | None = None) -> object:
+              approvals_record: Path | None = None,
+              cassette: CassetteSpec | None = None) -> object:
     from synthorg.errors import Interrupted
     from synthorg.sim.simulation import Simulation
 
@@ -66,7 +70,7 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
 
         ensure_ray(address, dashboard=True)
     sim = Simulation(cfg, seed=seed, out=out, address=address, overwrite=overwrite,
-                     approvals_record=approvals_record)
+                     approvals_record=approvals_record, cassette=cassette)
     if cfg.policies.approvals.mode == "human" and approvals_record is None and not quiet:
         console.print(f"[cyan]approvals:[/] a person decides them; while the run waits, see "
                       f"`synthorg approvals list {escape(str(out))}` (a second Ctrl-C stops "
@@ -89,6 +93,31 @@ def _simulate(cfg: CompanyConfig, seed: int | None, ticks: int | None, out: Path
             console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
 
 
+def _cassette(cfg: CompanyConfig, record: Path | None, replay: Path | None
+              ) -> CassetteSpec | None:
+    """The cassette asked for, checked before the run starts (a replayed one is read whole)."""
+    if record is None and replay is None:
+        return None
+    from synthorg.llm.cassette import CassetteSpec
+    if record is not None and replay is not None:
+        raise fail("--record-cassette and --replay-cassette: one or the other", EXIT_MISUSE)
+    if not cfg.llm.enabled:
+        raise fail("a cassette keeps the model's replies: it needs llm.enabled", EXIT_MISUSE)
+    if replay is not None:
+        from synthorg.llm.cassette import load
+
+        try:
+            load(replay)
+        except MisuseError as exc:
+            raise fail(str(exc), EXIT_MISUSE) from None
+        return CassetteSpec(replay.resolve(), "replay")
+    assert record is not None
+    if record.exists():
+        raise fail(f"--record-cassette {record}: the file exists (a cassette is recorded "
+                   "afresh; remove it first)", EXIT_MISUSE)
+    return CassetteSpec(record.resolve(), "record")
+
+
 @app.command()
 def run(
     config: Annotated[Path | None, typer.Argument(
@@ -109,6 +138,11 @@ def run(
                      ] = False,
     json_: Annotated[bool, typer.Option("--json", help="print summary.json to stdout "
                                         "instead of the table (for scripts)")] = False,
+    record_cassette: Annotated[Path | None, typer.Option(
+        help="LLM mode: keep every request to the model and its reply in this file")] = None,
+    replay_cassette: Annotated[Path | None, typer.Option(
+        help="LLM mode: answer the model's requests from this file (no server needed)")
+    ] = None,
 ) -> None:
     """Run one simulation and write summary.json, events/tasks/agents parquet.
 
@@ -141,7 +175,8 @@ def run(
         raise fail("a fork needs its own --out directory", EXIT_MISUSE)
     result = _simulate(cfg, seed, ticks, out, address, mode="fork" if from_ else "run",
                        parent=from_, at_tick=at_tick or 0, overwrite=overwrite,
-                       quiet=quiet or json_)
+                       quiet=quiet or json_,
+                       cassette=_cassette(cfg, record_cassette, replay_cassette))
     summary = result.summary  # type: ignore[attr-defined]
     if json_:
         print(json.dumps(summary.model_dump(), indent=2))

@@ -22,6 +22,7 @@ from synthorg.config.base import (
 )
 from synthorg.config.hr import HrSpec
 from synthorg.config.limits import limit, over
+from synthorg.config.llm import LlmSpec
 from synthorg.config.scenario import Hire, ScenarioEvent, scenario_problems
 
 
@@ -44,6 +45,8 @@ class RoleSpec(Frozen):
     task_types: tuple[Identifier, ...] = Field(description="task types this role can work on")
     tools: tuple[Identifier, ...] = ()
     skills: dict[Identifier, Level] = Field(default_factory=dict)
+    goal: str = Field(default="", max_length=2000, description=(
+        "what agents of this role aim at: LLM mode tells the model"))
 
 
 class AgentSpec(Frozen):
@@ -58,8 +61,8 @@ class AgentSpec(Frozen):
     skills: dict[Identifier, Level] = Field(default_factory=dict)
     autonomy: AutonomyName | None = None
     budget_usd: Annotated[float, Field(ge=0)] | None = Field(default=None, description=(
-        "each of these agents' own budget for what it spends (tool calls; LLM use once it "
-        "lands), per budget period; none: `policies.budget.agent_usd`"))
+        "each of these agents' own budget for what it spends (tool calls and the model's "
+        "deliberations), per budget period; none: `policies.budget.agent_usd`"))
     count: int = Field(default=1, ge=1, le=100_000)
 
     @field_validator("seniority")
@@ -340,9 +343,10 @@ class CollaborationPolicy(Frozen):
 
 
 class ApprovalPolicy(Frozen):
-    mode: Literal["seeded", "human"] = Field(default="seeded", description=(
-        "who decides: the seeded approver (simulations), or a person with `synthorg "
-        "approvals approve|deny RUN_DIR CALL` while the run waits at the decision's tick"))
+    mode: Literal["seeded", "human", "llm"] = Field(default="seeded", description=(
+        "who decides: the seeded approver (simulations), a person with `synthorg "
+        "approvals approve|deny RUN_DIR CALL` while the run waits at the decision's tick, or "
+        "the model as SecOps's reviewer (llm: needs llm.enabled; fails closed)"))
     delay_ticks: int = Field(default=2, ge=0, description=(
         "ticks from a request to its decision reaching the agent"))
     approve_probability: Probability = 0.8
@@ -382,7 +386,7 @@ class BudgetPolicy(Frozen):
         "share of a department's budget from which its tool calls are refused "
         "(budget_blocked), with `loop.constraints: budget`"))
     agent_usd: Annotated[float, Field(ge=0)] | None = Field(default=None, description=(
-        "every agent's own budget for what it spends (tool calls; LLM use once it lands), "
+        "every agent's own budget for what it spends (tool calls; the model's deliberations), "
         "per budget period, unless its `agents` entry sets `budget_usd`: a call that would "
         "take the agent past it is refused (budget_blocked, rule agent_budget); none: agents "
         "spend within their department's budget only"))
@@ -538,6 +542,7 @@ class CompanyConfig(Frozen):
     loop: LoopSpec = LoopSpec()
     memory: MemorySpec = MemorySpec()
     hr: HrSpec = HrSpec()
+    llm: LlmSpec = LlmSpec()
     scenario: tuple[ScenarioEvent, ...] = Field(
         default=(), max_length=10_000, description="org changes and shocks at given ticks")
     runtime: RuntimeSpec = RuntimeSpec()
@@ -632,6 +637,17 @@ def reference_problems(cfg: CompanyConfig) -> list[str]:
         problems.append(f"departments: budget_share values add up to {share:.3f} > 1")
     if "approvals" in cfg.executors:
         problems.append("executors: 'approvals' is reserved (the SecOps office's approvals)")
+    if cfg.policies.approvals.mode == "llm" and not cfg.llm.enabled:
+        problems.append("policies.approvals.mode: llm needs llm.enabled (the model decides)")
+    if "llm" in cfg.executors:
+        problems.append("executors: 'llm' is reserved (agents' deliberations, config `llm`)")
+    dept_names, role_names = {d.id for d in cfg.departments}, {r.id for r in cfg.roles}
+    for name in cfg.llm.agents.departments:
+        if name not in dept_names:
+            problems.append(f"llm.agents.departments: no department '{name}'")
+    for name in cfg.llm.agents.roles:
+        if name not in role_names:
+            problems.append(f"llm.agents.roles: no role '{name}'")
     for i, aid in enumerate(cfg.workload.threats.insiders):
         if aid not in agent_dept:
             problems.append(f"workload.threats.insiders[{i}]: unknown agent '{aid}'")

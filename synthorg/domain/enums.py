@@ -163,6 +163,11 @@ class EventKind(IntEnum):
     promotion_refused = 40  # the approver said no: target = the level asked, value = HrReason
     model_tier_changed = 41  # at a task boundary: target = ModelTier
     routing_changed = 42  # department actor: target = the routing now used (RoutingKind)
+    llm_call = 43  # a deliberation answered: target = ModelTier, value = tokens, amount = cost
+    llm_failed = 44  # none usable: target = LlmFailReason, value = tokens, amount; fails closed
+    llm_budget_exhausted = 45  # no deliberation (BudgetRule in target): the agent goes on by
+    # the deterministic strategies until the budget period turns
+    llm_downgraded = 46  # asked on a cheaper tier: target = ModelTier used, value = its own
 
 
 class HrReason(IntEnum):
@@ -184,6 +189,14 @@ class ModelTier(IntEnum):
     small = 0
     medium = 1
     large = 2
+
+
+class LlmFailReason(IntEnum):
+    """Why a deliberation gave no decision (the step failed closed)."""
+
+    provider = 1  # every provider attempt failed, or the request was refused
+    invalid_reply = 2  # not JSON of the schema, after the retries
+    timed_out = 3
 
 
 class RoutingKind(IntEnum):

@@ -63,7 +63,8 @@ RESULT_DTYPE = np.dtype(
         ("quality", "<f8"),
         ("cost_micro", "<i8"),
         ("turns", "<i4"),
-        ("tokens", "<i8"),
+        ("tokens", "<i8"),  # the model's, in and out, over the task's deliberations
+        ("llm_cost_micro", "<i8"),  # of which the model's (in cost_micro too)
     ]
 )
 
@@ -81,6 +82,9 @@ ACTION_DTYPE = np.dtype(
         ("verdict", "<i1"),  # SecOps's on the call: allow (a tool call), escalate (an approval)
         ("status", "<i1"),  # ActionStatus
         ("value", "<f8"),  # the outcome's value (the tool's result, as a number)
+        ("tokens_in", "<i4"),  # a model's usage (the llm executor's deliberations)
+        ("tokens_out", "<i4"),
+        ("cost_micro", "<i8"),
     ]
 )
 CALL_TICK_SHIFT = 32
@@ -101,6 +105,7 @@ TIMESERIES_DTYPE = np.dtype(
         ("escalations", "<i4"),
         ("salary_micro", "<i8"),
         ("tool_micro", "<i8"),
+        ("llm_micro", "<i8"),
     ]
 )
 

@@ -43,6 +43,7 @@ class Stream(IntEnum):
     answer = 13  # by call id: does the approver answer before the request times out
     promotion = 14  # by agent and review tick: does the approver agree to a promotion
     hire = 15  # by slot and review tick: a hire's skill levels
+    llm = 16  # by slot: is the agent among llm.agents' seeded fraction
 
 
 def root_key(seed: int) -> np.uint64:

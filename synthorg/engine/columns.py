@@ -17,7 +17,8 @@ from synthorg.engine.queues import TaskQueues
 
 STAT_NAMES = ("completed", "failed", "cost", "tool_calls", "denied", "helps_given",
               "help_requests", "escalations", "delegated", "waited", "actions_failed",
-              "paid", "tool_spend")  # paid, tool_spend: micro-USD over the run
+              "paid", "tool_spend", "llm_calls", "llm_tokens", "llm_spend")
+# paid, tool_spend, llm_spend: micro-USD over the run
 NEVER = -(1 << 30)  # the tick of something that has not happened
 
 
@@ -55,6 +56,15 @@ class AgentColumns:
     # long-term memory (synthorg/engine/memory_desk.py), for the current task
     experience: np.ndarray  # competence that remembered experience adds
     mem_helper: np.ndarray  # int32: the colleague remembered as helpful (-1: none)
+    # LLM mode (synthorg/engine/llm_desk.py): the plan of the last deliberation
+    plan_tick: np.ndarray  # int32: tick it was taken (NEVER: none; deliberate first)
+    plan_choice: np.ndarray  # int8 PlanChoice
+    plan_rush: np.ndarray  # bool
+    plan_conf: np.ndarray  # the model's confidence
+    tokens: np.ndarray  # int64: the model's tokens on the current task
+    llm_cost: np.ndarray  # int64: micro-USD of the model on the current task
+    llm_stopped: np.ndarray  # bool: a budget stopped its deliberations this period
+    llm_tier: np.ndarray  # int8 ModelTier its deliberation in flight asked
 
     @classmethod
     def empty(cls, skills: np.ndarray) -> AgentColumns:
@@ -74,7 +84,10 @@ class AgentColumns:
             period_spend=zeros(np.int64), approved_form=np.full(m, -1, dtype=np.int32),
             lowered=zeros(np.int8), lowered_at=zeros(np.int32), strikes=zeros(np.int16),
             strike_tick=np.full(m, NEVER, dtype=np.int32), restore_asked=zeros(bool),
-            experience=zeros(), mem_helper=np.full(m, -1, dtype=np.int32))
+            experience=zeros(), mem_helper=np.full(m, -1, dtype=np.int32),
+            plan_tick=np.full(m, NEVER, dtype=np.int32), plan_choice=zeros(np.int8),
+            plan_rush=zeros(bool), plan_conf=zeros(), tokens=zeros(np.int64),
+            llm_cost=zeros(np.int64), llm_stopped=zeros(bool), llm_tier=zeros(np.int8))
 
     def state_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -96,8 +109,9 @@ class AgentColumns:
             arr[idx] = 0.0
         self.mem_helper[idx] = -1
         for arr_i in (self.worked, self.turns, self.cost, self.asks, self.denials,
-                      self.wait_streak):
+                      self.wait_streak, self.tokens, self.llm_cost):
             arr_i[idx] = 0
+        self.plan_tick[idx] = NEVER
         self.rushed[idx] = False
         self.approved[idx] = False
         self.approved_form[idx] = -1

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from synthorg.actions.executors import LLM
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import (
     ActionKind,
@@ -45,6 +46,7 @@ from synthorg.domain.rng import Stream, uniforms
 from synthorg.engine.autonomy import RESTORE_TASK, AutonomyGuard, restore_context
 from synthorg.engine.columns import AgentColumns
 from synthorg.engine.events import EventBuffer, MessageBuffer, ResultBuffer
+from synthorg.engine.llm_desk import LlmDesk
 from synthorg.engine.memory_desk import MemoryDesk, Recall
 from synthorg.engine.staffing import Staffing
 from synthorg.loop.deterministic import task_quality
@@ -73,6 +75,8 @@ def _spread(rows: np.ndarray, helpers: np.ndarray, time_off: np.ndarray) -> np.n
     return off
 _NO_ARGUMENTS = np.zeros(0, dtype=ARGUMENT_DTYPE)
 _NO_TEXT = np.zeros(0, dtype=np.uint8)
+_NO_ACTIONS = np.zeros(0, dtype=ACTION_DTYPE)
+_NO_ROWS = np.zeros(0, dtype=np.intp)
 _ON_CONFIDENCE = json.dumps({"tool": "", "rule": "confidence", "reason": (
     "the agent's confidence in its next step is below the act threshold")})
 
@@ -105,7 +109,8 @@ class AgentGroup:
         self.staffing = Staffing(self)
         self.strategies = strategies_for(config, directory)
         # ticks from issue to outcome, per executor (the last: the SecOps office's approvals)
-        self._latency = np.array([*(config.executors[e].latency_ticks
+        self._latency = np.array([*(config.llm.latency_ticks if e == LLM
+                                    else config.executors[e].latency_ticks
                                     for e in directory.executor_ids[:-1]),
                                   max(1, config.policies.approvals.delay_ticks)], dtype=np.int32)
         self.approvals = len(directory.executor_ids) - 1
@@ -116,6 +121,9 @@ class AgentGroup:
         self._why_cache: dict[tuple[int, int], str] = {}
         self.memory: MemoryDesk | None = None  # attach_memory, when the config has memory
         self._started_now = np.zeros(0, dtype=np.intp)
+        # LLM mode: the model's deliberations are actions of the `llm` executor
+        self.llm = (LlmDesk(self, config.llm, directory.executor_ids.index(LLM))
+                    if config.llm.enabled else None)
         self.use(directory)
 
     def attach_memory(self, recall: Recall) -> None:
@@ -125,6 +133,8 @@ class AgentGroup:
         """Take up an org version: every table derived from it is rebuilt here."""
         lo, hi = self.lo, self.hi
         self.dir = directory
+        if self.llm is not None:
+            self.llm.use(directory)
         self.dept = directory.agent_dept[lo:hi]
         self.seniority = directory.seniority[lo:hi]
         self.salary = directory.salary_micro[lo:hi]
@@ -174,11 +184,30 @@ class AgentGroup:
             self.staffing.reorganise(tick, *org, loads, ev, out, results)
         if self.cfg.policies.budget.period_starts(tick):  # agents' spending starts at 0
             a.period_spend[:] = 0
+            if self.llm is not None:
+                self.llm.period_starts()
+        llm_spend = np.zeros(len(self.dir.dept_ids), dtype=np.int64)
+        if self.llm is not None and len(landed):
+            mine = landed["executor"] == self.llm.executor
+            if mine.any():
+                thought = take(landed, mine)
+                llm_spend = self.llm.llm_spent(thought)
+                self.llm.landed(tick, thought, ev, spend)
+                landed_rest = take(landed, ~mine)
+            else:
+                landed_rest = landed
+            reviewed = landed["executor"] == self.approvals
+            if self.cfg.policies.approvals.mode == "llm" and reviewed.any():
+                rows = take(landed, reviewed)  # the model reviewed them: its cost is theirs
+                llm_spend += self.llm.llm_spent(rows)
+                self.llm.paid(rows, spend)
+        else:
+            landed_rest = landed
 
         halted = self._budget_control(tick, dept_spent, last_spend, ev)
 
         cycle.enter(LoopPhase.perceive)
-        asks = self._perceive(tick, inbox, landed, loads, halted, ev, out, results)
+        asks = self._perceive(tick, inbox, landed_rest, loads, halted, ev, out, results)
         if self.memory is not None:
             self.memory.perceive(tick, self._started_now, ev)
         helpers, time_off = self._answer_help(asks, ev, out)  # and the share of their tick
@@ -188,18 +217,28 @@ class AgentGroup:
         if len(helpers) and (time_off >= 1.0).any():  # helping took their whole tick
             working[helpers[time_off >= 1.0]] = False
         rows = np.nonzero(working if self.everyone_active else working & self.active)[0]
+        deliberating = _NO_ACTIONS
+        if self.llm is not None:  # who asks the model now leaves the batch and waits
+            rows, deliberating = self.llm.deliberate(tick, rows, dept_spent, ev)
         batch = self._batch(tick, rows)
         s = self.strategies
         evaluation = s.evaluator.evaluate(batch)
+        by_model = self.llm.planned_rows(rows) if self.llm is not None else _NO_ROWS
+        if len(by_model):
+            evaluation = self.llm.evaluated(by_model, rows, evaluation)  # type: ignore[union-attr]
 
         cycle.enter(LoopPhase.revise)
         revised = s.reviser.revise(batch, evaluation)
+        if len(by_model):
+            revised = self.llm.revised(by_model, rows, batch, revised)  # type: ignore[union-attr]
         a.rushed[rows[revised]] = True
         ev.add(EventKind.goal_revised, self.global_ids[rows[revised]], batch.tasks["task"][revised],
                value=evaluation.slack[revised])
 
         cycle.enter(LoopPhase.plan)
         plan = s.planner.plan(batch, evaluation)
+        if len(by_model):
+            plan = self.llm.planned(by_model, rows, batch, plan)  # type: ignore[union-attr]
         self._delegate(tick, loads, ev, out)
 
         cycle.enter(LoopPhase.filter)
@@ -221,6 +260,8 @@ class AgentGroup:
                                       np.where(asking, plan.helper, -1),
                                       _spread(rows, helpers, time_off), down, ev, out,
                                       results, spend)
+        if len(deliberating):
+            issued = join([issued, deliberating], ACTION_DTYPE)
         restoring = self.guard.asking(tick, a, None if self.everyone_active else self.active,
                                       issued["agent"])
         if len(restoring):
@@ -241,10 +282,10 @@ class AgentGroup:
         loads_out = a.queues.length + (a.state != WorkState.idle.value)
         return GroupTick(out.collect(), loads_out.astype(np.int32), spend, ev.collect(),
                          results.collect(), issued, arguments, text, by_call, landed,
-                         self._timeseries(tick, busy, escalated, paid, spend))
+                         self._timeseries(tick, busy, escalated, paid, spend, llm_spend))
 
     def _timeseries(self, tick: int, busy: np.ndarray, escalated: np.ndarray,
-                    paid: np.ndarray, spend: np.ndarray) -> np.ndarray:
+                    paid: np.ndarray, spend: np.ndarray, llm_spend: np.ndarray) -> np.ndarray:
         n = len(self.dir.dept_ids)
         rows = np.zeros(n, dtype=TIMESERIES_DTYPE)
         rows["tick"] = tick
@@ -254,7 +295,8 @@ class AgentGroup:
         rows["queued"] = np.bincount(self.dept, weights=self.a.queues.length, minlength=n)
         rows["escalations"] = np.bincount(self.dept[escalated], minlength=n)
         rows["salary_micro"] = paid
-        rows["tool_micro"] = spend - paid
+        rows["tool_micro"] = spend - paid - llm_spend
+        rows["llm_micro"] = llm_spend
         return rows
 
     # ---- perceive -------------------------------------------------------------------------
@@ -352,6 +394,8 @@ class AgentGroup:
         a.worked[w] += 1
         self._learn(w, a.cur["skill"][w])
         bad = waiting & ~ok
+        if self.llm is not None:
+            self.llm.plan_ends(local[bad])
         a.stats["actions_failed"][local[bad]] += 1
         back = local[waiting]
         check_work_transition(a.state[back], WorkState.working)
@@ -614,6 +658,8 @@ class AgentGroup:
         a.denials[local] += 1
         a.stats["denied"][local] += 1
         self.guard.denied(batch.tick, a, self.dir.autonomy[batch.agents[denied]], local, ev)
+        if self.llm is not None:
+            self.llm.plan_ends(local)
         give_up = a.denials[local] >= self.cfg.policies.work.max_denials_per_task
         action[denied] = np.where(give_up, ActionKind.fail.value, ActionKind.none.value)
         action[escalated] = ActionKind.ask_human
@@ -782,9 +828,14 @@ class AgentGroup:
         types, depts = self.a.cur["type"][local].tolist(), self.dept[local].tolist()
         forms = self.secops.forms
         texts = []
-        for agent, task, form, t, k in zip(calls["agent"].tolist(), calls["task"].tolist(),
-                                           calls["value"].astype(np.int64).tolist(), types,
-                                           depts, strict=True):
+        thinking = self.llm.executor if self.llm is not None else -1
+        for call, executor, agent, task, form, t, k in zip(
+                calls["call"].tolist(), calls["executor"].tolist(), calls["agent"].tolist(),
+                calls["task"].tolist(), calls["value"].astype(np.int64).tolist(), types, depts,
+                strict=True):
+            if executor == thinking:  # a deliberation: the situation the model is told
+                texts.append(self.llm.argument_text(call))  # type: ignore[union-attr]
+                continue
             fields = {"task": task, "type": d.type_ids[t], "agent": d.agent_ids[agent],
                       "department": d.dept_ids[k], "tick": tick}
             texts.append(json.dumps(forms.arguments(form, fields), sort_keys=True,
@@ -848,6 +899,8 @@ class AgentGroup:
                                         out=np.zeros(len(local)), where=worked > 0)
         rows["cost_micro"] = a.cost[local]
         rows["turns"] = a.turns[local] + 1
+        rows["tokens"] = a.tokens[local]
+        rows["llm_cost_micro"] = a.llm_cost[local]
         results.add(rows)
         if self.memory is not None:
             self.memory.closed(tick, local, rows, take(a.cur, local), ev)
@@ -865,7 +918,7 @@ class AgentGroup:
     def _record_failure(self, local: int, tid: int, tick: int, reason: FailReason,
                         ev: EventBuffer, results: ResultBuffer) -> None:
         """A queued task that fails before it starts (expired in the queue)."""
-        results.add_one((tid, self.lo + local, TaskStatus.failed, reason, tick, tick, 0.0, 0, 0, 0))
+        results.add_one((tid, self.lo + local, TaskStatus.failed, reason, tick, tick, 0.0, 0, 0, 0, 0))
         self.a.stats["failed"][local] += 1
         ev.add_one(EventKind.task_failed, self.lo + local, tid, int(reason))
 

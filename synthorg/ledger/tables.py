@@ -228,10 +228,11 @@ def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirec
                                             return_dtype=pl.String).alias("fail_reason"),
             pl.col("agent").replace_strict(agents, default=None, return_dtype=pl.String),
             _usd(pl.col("cost_micro")).alias("cost_usd"),
+            _usd(pl.col("llm_cost_micro")).alias("cost_llm_usd"),
             (pl.col("finished") - pl.col("started")).alias("duration_ticks"),
             (pl.col("finished") - pl.col("created")).alias("lead_time_ticks"),
         )
-        .drop("dept", "status_code", "reason", "cost_micro", "holder")
+        .drop("dept", "status_code", "reason", "cost_micro", "llm_cost_micro", "holder")
         .sort("task")
         .collect()
     )
@@ -261,10 +262,12 @@ def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory,
         "state": [WorkState(int(s)).name for s in merged.pop("state")],
         "joined_tick": pl.Series(d.joined[idx], dtype=pl.Int32),
         "exit_tick": pl.Series(d.left[idx], dtype=pl.Int32).replace(NEVER, None),
-        **{k: v for k, v in merged.items() if k not in ("cost", "paid", "tool_spend")},
+        **{k: v for k, v in merged.items()
+           if k not in ("cost", "paid", "tool_spend", "llm_spend")},
         "cost_usd": merged["cost"] / MICRO,  # of the tasks it ended
         "paid_usd": merged["paid"] / MICRO,  # its salary over the run
         "tool_spend_usd": merged["tool_spend"] / MICRO,
+        "llm_spend_usd": merged["llm_spend"] / MICRO,  # the model, over the run
     }).sort("agent_index")
     if hr_scores is not None:
         scores = hr_scores.drop("dept", "seniority", strict=False)
@@ -322,12 +325,13 @@ def write_actions(out: Path, files: list[Path], d: OrgDirectory) -> None:
 TIMESERIES_SUMS = ("headcount", "busy", "queued", "escalations")
 
 
-def timeseries_totals(files: list[Path]) -> tuple[int, int, int, int]:
-    """(busy agent-ticks, agent-ticks at work, salaries paid, tool spend: micro-USD) over
-    the run, from the groups' timeseries rows."""
+def timeseries_totals(files: list[Path]) -> tuple[int, int, int, int, int]:
+    """(busy agent-ticks, agent-ticks at work, salaries paid, tool spend, model spend:
+    micro-USD) over the run, from the groups' timeseries rows."""
     row = (_scan(files, TIMESERIES_DTYPE)
            .select(pl.col("busy").sum(), pl.col("headcount").sum(),
-                   pl.col("salary_micro").sum(), pl.col("tool_micro").sum())
+                   pl.col("salary_micro").sum(), pl.col("tool_micro").sum(),
+                   pl.col("llm_micro").sum())
            .collect().row(0))
     return tuple(int(v or 0) for v in row)  # type: ignore[return-value]
 
@@ -338,7 +342,8 @@ def write_timeseries(out: Path, files: list[Path], tasks_file: Path, d: OrgDirec
     per_tick = (
         _scan(files, TIMESERIES_DTYPE)
         .group_by("tick", "dept")
-        .agg(*(pl.col(c).sum() for c in (*TIMESERIES_SUMS, "salary_micro", "tool_micro")))
+        .agg(*(pl.col(c).sum() for c in (*TIMESERIES_SUMS, "salary_micro", "tool_micro",
+                                          "llm_micro")))
     )
     tasks = pl.scan_parquet(tasks_file)
     dept_of = {name: k for k, name in enumerate(d.dept_ids)}
@@ -362,10 +367,12 @@ def write_timeseries(out: Path, files: list[Path], tasks_file: Path, d: OrgDirec
             (pl.col("busy") / pl.col("headcount").clip(lower_bound=1)).alias("load"),
             _usd(pl.col("salary_micro")).alias("cost_salary_usd"),
             _usd(pl.col("tool_micro")).alias("cost_tools_usd"),
+            _usd(pl.col("llm_micro")).alias("cost_llm_usd"),
         )
-        .drop("dept", "salary_micro", "tool_micro")
+        .drop("dept", "salary_micro", "tool_micro", "llm_micro")
         .select("tick", "department", "headcount", "arrivals", "completed", "failed", "queued",
-                "busy", "load", "escalations", "cost_salary_usd", "cost_tools_usd")
+                "busy", "load", "escalations", "cost_salary_usd", "cost_tools_usd",
+                "cost_llm_usd")
         .sort("tick", "department")
         .pipe(_sink, out / "timeseries.parquet")
     )

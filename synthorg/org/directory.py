@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from synthorg.actions.executors import APPROVALS
+from synthorg.actions.executors import APPROVALS, LLM
 from synthorg.config.hr import HrSpec
 from synthorg.config.models import CompanyConfig, SecurityPolicy
 from synthorg.config.scenario import Hire
@@ -132,8 +132,9 @@ class OrgDirectory:
         role_ids = tuple(r.id for r in cfg.roles)
         type_ids = tuple(t.name for t in cfg.workload.task_types)
         tool_ids = tuple(t.name for t in cfg.tools)
-        # the config's executors, then the SecOps office's approvals (engine/group.py)
-        executor_ids = (*sorted(cfg.executors), APPROVALS)
+        # the config's executors, the model's deliberations (llm), then the SecOps office's
+        # approvals, always last (engine/group.py)
+        executor_ids = (*sorted(cfg.executors), *((LLM,) if cfg.llm.enabled else ()), APPROVALS)
         hires = [e for e in cfg.scenario if isinstance(e, Hire)]
         skill_ids = tuple(sorted(
             {s for r in cfg.roles for s in r.skills}

@@ -25,6 +25,7 @@ import asyncio
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -35,13 +36,18 @@ from synthorg.domain.rng import Stream, uniform
 from synthorg.secops.forms import secops_tables
 from synthorg.secops.parking import ApprovalStore, ParkedCall, store_of
 
+if TYPE_CHECKING:
+    from synthorg.llm.cassette import CassetteSpec
+    from synthorg.llm.judge import ModelJudge
+
 GRANTED, REJECTED = 1.0, 0.0  # an approval's outcome value
 POLL_SECONDS = 0.2  # how often a waiting run looks for a person's decisions
 
 
 class SecOpsOffice:
     def __init__(self, config: CompanyConfig, key: np.uint64, agent_ids: tuple[str, ...],
-                 run_dir: Path, record: Path | None = None) -> None:
+                 run_dir: Path, record: Path | None = None,
+                 cassette: CassetteSpec | None = None) -> None:
         """record: a store of decisions already made (a replayed human-mode run's): they are
         given instead of asking a person, and a call without one is an error."""
         self._config = config
@@ -53,6 +59,11 @@ class SecOpsOffice:
         self._record: ApprovalStore | None = None
         self.tick = -1  # the last tick a request was asked at
         self._forms = secops_tables(config).forms
+        self._judge: ModelJudge | None = None
+        if config.policies.approvals.mode == "llm":  # SecOps's slow path with the model
+            from synthorg.llm.judge import ModelJudge
+
+            self._judge = ModelJudge(config, cassette)
 
     @property
     def store(self) -> ApprovalStore:
@@ -68,6 +79,12 @@ class SecOpsOffice:
         self.tick = max(self.tick, int(requests["tick"].max()))
         if self._config.policies.approvals.mode == "seeded":
             return self._seeded(requests, contexts)
+        if self._judge is not None:
+            judged = await self._judge.decide(requests, contexts)
+            self.store.park(self._parked(requests, contexts, [
+                ("granted" if o[1] == GRANTED else "rejected", "model") for o, _ in judged],
+                [note for _, note in judged]))
+            return [o for o, _ in judged]
         self.store.park(self._parked(requests, contexts))
         calls = requests["call"].tolist()
         return _outcomes(calls, await self._person(calls))
@@ -123,14 +140,16 @@ class SecOpsOffice:
         return got
 
     def _parked(self, requests: np.ndarray, contexts: list[str],
-                decided: list[tuple[str, str]] | None = None) -> list[ParkedCall]:
+                decided: list[tuple[str, str]] | None = None,
+                notes: list[str] | None = None) -> list[ParkedCall]:
         """The requests as parked calls. Built unvalidated (`model_construct`): they come
         from the run's own groups, and a store's rows are validated when read back."""
         parked = []
         decided = decided or [("parked", "")] * len(requests)
-        for call, tick, due, agent, task, text, (status, by) in zip(
+        notes = notes or [""] * len(requests)
+        for call, tick, due, agent, task, text, (status, by), note in zip(
                 requests["call"].tolist(), requests["tick"].tolist(), requests["due"].tolist(),
-                requests["agent"].tolist(), requests["task"].tolist(), contexts, decided,
+                requests["agent"].tolist(), requests["task"].tolist(), contexts, decided, notes,
                 strict=True):
             context = json.loads(text) if text and text != "{}" else {}
             parked.append(ParkedCall.model_construct(
@@ -138,7 +157,7 @@ class SecOpsOffice:
                 tool=context.get("tool", ""), arguments=context.get("arguments", {}),
                 rule=context.get("rule", ""), reason=context.get("reason", ""),
                 risk_tier=context.get("risk_tier", ""), status=status, decided_by=by,
-                note=""))
+                note=note))
         return parked
 
     def state(self) -> dict[str, int]:

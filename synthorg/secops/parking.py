@@ -30,7 +30,7 @@ FILE = "approvals.sqlite"
 SCHEMA_VERSION = 1
 MAX_ARGUMENTS = 65_536  # characters of a call's arguments kept (a crafted file can be larger)
 Status = Literal["parked", "granted", "rejected"]
-DecidedBy = Literal["", "approver", "person", "timeout"]
+DecidedBy = Literal["", "approver", "person", "timeout", "model"]
 
 
 class ParkedCall(Frozen):

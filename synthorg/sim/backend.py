@@ -15,6 +15,7 @@ import polars as pl
 from synthorg.actions.executors import ExecutorContext
 from synthorg.config.models import CompanyConfig
 from synthorg.ledger.ledger import ShardTotals
+from synthorg.llm.cassette import CassetteSpec
 from synthorg.org.directory import OrgDirectory
 from synthorg.sim.channels import Exchange
 
@@ -32,6 +33,7 @@ class RunPlan:
     group_bounds: tuple[tuple[int, int], ...]
     workers: int = 1  # CPUs the run's groups may use between them
     approvals_record: Path | None = None  # replay: the decisions a human-mode run was given
+    cassette: CassetteSpec | None = None  # LLM mode: the model's replies, recorded or replayed
 
     @property
     def executors(self) -> ExecutorContext:
@@ -39,7 +41,7 @@ class RunPlan:
         it names the run's sandbox containers and workspaces)."""
         where = str(self.run_dir.resolve()).encode()
         return ExecutorContext(self.config, hashlib.blake2b(where, digest_size=6).hexdigest(),
-                               self.run_dir)
+                               self.run_dir, self.cassette)
 
 
 class Backend(Protocol):

@@ -30,7 +30,7 @@ from synthorg.sim import manifest
 from synthorg.sim.channels import Exchange
 
 MAGIC = b"SYNTHORG-CHECKPOINT\n"
-FORMAT = 14  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
+FORMAT = 15  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (next_task), no
 # driver shard; 4: ledger parts are .npy (a format 3 run directory holds parquet parts);
 # 5: queued tasks are held as record bytes; 6: org versions, actions in flight, agent columns;
 # 7: arrays and JSON instead of a pickle; 8: queue deadline calendars, agents' paid and
@@ -38,6 +38,7 @@ FORMAT = 14  # 2: sharded ledger, exchange in flight; 3: groups draw arrivals (n
 # 11: the call form an approval was asked for; 12: agents' automatic autonomy lowering;
 # 13: long-term memory (the shards' content, groups' unsent writes, agents' experience);
 # 14: HR (its history and decisions, the departments' state, groups' feeds and org decisions)
+# 15: actions carry the model's tokens and cost; agents' plans of LLM mode
 DIR_NAME = "checkpoints"
 
 

@@ -25,6 +25,7 @@ from typing import NamedTuple
 import numpy as np
 
 from synthorg.actions.executors import (
+    LLM,
     ApprovalDesk,
     Decide,
     Executor,
@@ -118,9 +119,10 @@ class GroupHost:
         self.next_task = 0  # the id of the next arriving task (the same in every host)
         self.tick = -1  # the last tick stepped
         self.ledger = LedgerShard(shard_name(index), sink, background=background_flush)
+        context = context or ExecutorContext(config, f"g{index}")
         executors: dict[int, Executor] = {
-            i: build_executor(config.executors[name], key,
-                              context or ExecutorContext(config, f"g{index}"))
+            i: (_llm_executor(config, context) if name == LLM
+                else build_executor(config.executors[name], key, context))
             for i, name in enumerate(directory.executor_ids[:-1])}
         executors[len(executors)] = ApprovalDesk(decide_approvals)
         self.actions = ActionRunner(executors)
@@ -311,3 +313,9 @@ class GroupHost:
 
     def close(self) -> None:
         self.actions.close()
+
+
+def _llm_executor(config: CompanyConfig, context: ExecutorContext) -> Executor:
+    from synthorg.llm.executor import LlmExecutor  # the openai SDK only where a model is used
+
+    return LlmExecutor(config.llm, context)

@@ -23,7 +23,7 @@ class LocalBackend:
         cfg, d, bounds = plan.config, plan.directory, plan.group_bounds
         sink = DirectorySink(plan.run_dir)
         self.office = SecOpsOffice(cfg, plan.key, d.agent_ids, plan.run_dir,  # owns security
-                                   plan.approvals_record)
+                                   plan.approvals_record, plan.cassette)
         # long-term memory: one service, which the groups call in turn
         self.memory = build_memory(cfg, d, plan.run_dir) if cfg.memory.enabled else None
         recall = self.memory.exchange if self.memory is not None else None

@@ -40,6 +40,7 @@ from synthorg.ledger.tables import (
     write_tasks,
     write_timeseries,
 )
+from synthorg.llm.cassette import CassetteSpec
 from synthorg.org.decisions import OrgDecision, decisions_of
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.org.timeline import OrgTimeline
@@ -49,7 +50,7 @@ from synthorg.sim.backend import Backend, RunPlan, expected_work, group_bounds, 
 from synthorg.sim.driver import Driver
 from synthorg.sim.local import LocalBackend
 from synthorg.sim.rundir import owned
-from synthorg.sim.summary import Summary, outcomes, security_figures, summarise
+from synthorg.sim.summary import Summary, llm_figures, outcomes, security_figures, summarise
 
 # Backends outside the domain package are found by name so synthorg/ never imports actors/.
 BACKENDS = {"ray": "actors.ray_backend:RayBackend"}
@@ -83,12 +84,14 @@ class RunResult:
 class Simulation:
     def __init__(self, config: CompanyConfig, seed: int | None = None,
                  out: str | Path | None = None, address: str | None = None,
-                 overwrite: bool = False, approvals_record: Path | None = None) -> None:
+                 overwrite: bool = False, approvals_record: Path | None = None,
+                 cassette: CassetteSpec | None = None) -> None:
         """overwrite: replace the results of another run found in `out` (else refused).
         approvals_record: the approvals store of a human-mode run being replayed (its
         decisions are given instead of asking a person)."""
         self.config = config
         self.approvals_record = approvals_record
+        self.cassette = cassette  # LLM mode: record the model's replies, or replay them
         self.overwrite = overwrite
         self.seed = config.simulation.seed if seed is None else seed
         self.out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="synthorg-"))
@@ -156,7 +159,8 @@ class Simulation:
             bounds = start.bounds
         plan = RunPlan(config=cfg, directory=directory, key=root_key(self.seed), seed=self.seed,
                        run_dir=self.out, run_id=uuid.uuid4().hex[:12], group_bounds=bounds,
-                       workers=workers, approvals_record=self.approvals_record)
+                       workers=workers, approvals_record=self.approvals_record,
+                       cassette=self.cassette)
         self._write_resolved(ticks)
         made = provenance.current(digest)
         before = provenance.read(self.out) if start is not None and not forked else None
@@ -329,6 +333,8 @@ class Simulation:
         teleo_agents, teleology = teleological_metrics(self.out)
         write_agents(self.out, agent_rows, final.directory, scores, teleo_agents)
         write_actions(self.out, part_files(parts, "actions"), directory)
+        figures.update(llm_figures(self.out / "actions.parquet",
+                                   self.config.policies.approvals.mode == "llm"))
         write_timeseries(self.out, part_files(parts, "timeseries"), self.out / "tasks.parquet",
                          directory)
         if not keep_parts:  # forks and resumes need them; plain runs do not
@@ -340,6 +346,7 @@ class Simulation:
             mean_quality=float(done["quality"].mean()) if len(done) else 0.0,  # type: ignore[arg-type]
             cost_usd=float(spent.sum()) / MICRO, **figures,
             run_id=plan.run_id, company=self.config.company.name, **self._fork_fields(),
+            mode="llm" if self.config.llm.enabled else "deterministic",
             teleology=teleology,
             backend=self.config.runtime.backend, seed=self.seed, ticks=ticks,
             agents=self.config.agent_count(), headcount_end=final.directory.headcount(),

@@ -18,7 +18,7 @@ class Summary(BaseModel):
 
     run_id: str
     company: str
-    mode: str = "deterministic"
+    mode: str = "deterministic"  # llm: some agents deliberate with a model (config `llm`)
     forked_from: str | None = None  # a fork's parent run directory
     fork_tick: int | None = None
     backend: str
@@ -134,6 +134,17 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
     )
 
 
+def llm_figures(actions: Path, reviews: bool) -> dict[str, int]:
+    """The model's use in a run, from its actions: every deliberation, answered or failed,
+    and with `reviews` (approvals mode llm) every approval it reviewed."""
+    asked = pl.col("executor").is_in(["llm", "approvals"] if reviews else ["llm"])
+    row = (pl.scan_parquet(actions).filter(asked)
+           .select(llm_calls=pl.len(), tokens_in=pl.col("tokens_in").sum(),
+                   tokens_out=pl.col("tokens_out").sum())
+           .collect().row(0, named=True))
+    return {k: int(v or 0) for k, v in row.items()}
+
+
 def security_figures(events: Path) -> dict[str, object]:
     """The SecOps figures of a run, from its events table (the ground truth on each call)."""
     e = pl.scan_parquet(events)
@@ -150,7 +161,7 @@ def security_figures(events: Path) -> dict[str, object]:
 
 
 def outcomes(tasks: pl.DataFrame, busy: int, present: int, salary_micro: int,
-             tool_micro: int) -> dict[str, object]:
+             tool_micro: int, llm_micro: int = 0) -> dict[str, object]:
     """The study figures of a run: lead times and failures by reason from its tasks table;
     utilisation (agent-ticks busy of agent-ticks at work) and the cost split from the
     timeseries totals, in micro-dollars so that the parts add up to cost_usd."""
@@ -171,7 +182,8 @@ def outcomes(tasks: pl.DataFrame, busy: int, present: int, salary_micro: int,
         "utilisation": round(busy / present, 6) if present else 0.0,
         "cost_salaries_usd": salary_micro / MICRO,
         "cost_tools_usd": tool_micro / MICRO,
-        "cost_llm_usd": 0.0,
-        "cost_per_completed_task_usd": (round((salary_micro + tool_micro) / MICRO / len(done), 6)
+        "cost_llm_usd": llm_micro / MICRO,
+        "cost_per_completed_task_usd": (round((salary_micro + tool_micro + llm_micro) / MICRO
+                                              / len(done), 6)
                                         if len(done) else 0.0),
     }

@@ -1,0 +1,1 @@
+"""LLM mode: agents that reason through an OpenAI-compatible model (config `llm`)."""

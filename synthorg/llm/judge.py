@@ -1,0 +1,86 @@
+"""SecOps's slow path with a model (`policies.approvals.mode: llm`): the model reviews each
+call SecOps escalated, as a person would, and grants or rejects it. It fails closed: a reply
+that is missing, not JSON of the schema or off the point is a rejection."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from synthorg.actions.executors import Outcome
+from synthorg.config.models import CompanyConfig
+from synthorg.domain.enums import ActionStatus
+from synthorg.llm.cassette import CassetteSpec
+from synthorg.llm.line import ModelLine
+
+SCHEMA_NAME = "approval"
+SYSTEM = (
+    "You are the security reviewer (SecOps) of {company}. An AI agent asks for approval of a "
+    "tool call that the rule engine escalated. Read the call, its arguments and why it was "
+    "escalated. Grant it only if it is safe and serves the agent's task; reject anything "
+    "destructive, exfiltrating, reaching secrets or outside the agent's workspace. Answer "
+    "with JSON only, in the given schema.")
+
+
+class Judgement(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    decision: Literal["grant", "reject"]
+    reason: str = Field(max_length=400)
+
+
+class ModelJudge:
+    def __init__(self, config: CompanyConfig, cassette: CassetteSpec | None) -> None:
+        self._config = config
+        self._line = ModelLine(config.llm, cassette)
+        self._schema = Judgement.model_json_schema()
+
+    async def decide(self, requests: np.ndarray, contexts: list[str]
+                     ) -> list[tuple[Outcome, str]]:
+        """Each request's outcome (GRANTED or REJECTED in the value, tokens and cost) and the
+        reviewer's note."""
+        return list(await asyncio.gather(*(
+            self._one(call, agent, text) for call, agent, text in
+            zip(requests["call"].tolist(), requests["agent"].tolist(), contexts, strict=True))))
+
+    async def _one(self, call: int, agent: int, context: str) -> tuple[Outcome, str]:
+        from synthorg.secops.office import GRANTED, REJECTED
+
+        tier = self._config.llm.judge_tier
+        user = json.dumps({"request": call, "agent": agent,
+                           "call": json.loads(context) if context and context != "{}" else {}},
+                          sort_keys=True, separators=(",", ":"))
+        request = self._line.request(tier, (
+            {"role": "system", "content": SYSTEM.format(company=self._config.company.name)},
+            {"role": "user", "content": user}), SCHEMA_NAME, self._schema)
+        used = np.zeros(3, dtype=np.int64)
+        note = "no valid answer: rejected (fails closed)"
+        status = ActionStatus.failed
+        for _ in range(1 + self._config.llm.invalid_retries):
+            reply, error = await self._line.ask(request, tier)
+            if reply is None:
+                note = f"no answer: rejected (fails closed): {error}"[:400]
+                break
+            used += self._line.usage(reply)
+            judged = _parse(reply.content)
+            if judged is not None:
+                outcome = (int(ActionStatus.succeeded),
+                           GRANTED if judged.decision == "grant" else REJECTED, *map(int, used))
+                return outcome, judged.reason  # type: ignore[return-value]
+        return (int(status), REJECTED, *map(int, used)), note  # type: ignore[return-value]
+
+    async def aclose(self) -> None:
+        await self._line.aclose()
+
+
+def _parse(content: str | None) -> Judgement | None:
+    if not content:
+        return None
+    try:
+        return Judgement.model_validate(json.loads(content))
+    except (ValidationError, ValueError, TypeError, RecursionError):
+        return None
