@@ -29,6 +29,19 @@ lint: install
 bench: install
 	$(BIN)/synthorg bench
 
+# LLM mode on this machine: the local OpenAI-compatible server (synthorg/llm/fake_server.py),
+# the default company with its seniors and up reasoning through it, the replies kept in a cassette
+LLM_PORT ?= 8765
+.PHONY: run-llm
+run-llm: install sandbox-image
+	@mkdir -p out && rm -f out/llm-cassette.jsonl
+	@$(BIN)/python -m synthorg.llm.fake_server --port $(LLM_PORT) --latency 0.05 > out/llm-server.log 2>&1 & \
+	server=$$!; sleep 2; \
+	$(BIN)/synthorg run $(CONFIG) --out out/llm --overwrite --set llm.enabled=true \
+	  --set llm.base_url=http://127.0.0.1:$(LLM_PORT)/v1 --set llm.model=local \
+	  --set 'llm.agents.seniority=[senior,lead,executive]' \
+	  --record-cassette out/llm-cassette.jsonl; rc=$$?; kill $$server; exit $$rc
+
 clean:
 	rm -rf out .pytest_cache .mypy_cache .ruff_cache
 

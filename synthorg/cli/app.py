@@ -351,11 +351,16 @@ def bench(
     careers: Annotated[bool, typer.Option(help="HR instead: one review of 10,000 agents over a "
                                           "200-tick ledger, and megacorp with HR on and off "
                                           "(--ticks)")] = False,
+    llm: Annotated[bool, typer.Option(help="LLM mode instead: the model client's concurrency "
+                                      "curve against the local server (200 ms, 1..256 in "
+                                      "flight) and megacorp with 200 leads reasoning with the "
+                                      "model (--ticks)")] = False,
 ) -> None:
     """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory. With
     --facts N: one line per stylised fact (effect, 95 % interval, whether it holds). With
     --secops: SecOps's fast path and what threats cost. With --sandbox: the sandbox's. With
-    --agent-memory: long-term memory's; --memory-ab N: what memory buys, over N seeds."""
+    --agent-memory: long-term memory's; --memory-ab N: what memory buys, over N seeds. With
+    --llm: LLM mode's concurrency efficiency and a hybrid megacorp."""
     from synthorg.bench import MEGACORP, memory_flat, throughput
 
     if sandbox:
@@ -366,6 +371,15 @@ def bench(
             print(json.dumps(measure()), flush=True)
         except SandboxUnavailable as exc:
             raise fail(str(exc), EXIT_FAILED) from None
+        return
+
+    if llm:
+        from synthorg.llm.runbench import client_curve, megacorp_hybrid
+
+        for point in client_curve():
+            print(json.dumps(point), flush=True)
+        print(json.dumps(megacorp_hybrid(ticks if ticks != 50 else 100,
+                                         "ray" if "ray" in backends else "local")), flush=True)
         return
 
     if careers:

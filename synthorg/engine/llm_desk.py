@@ -132,8 +132,11 @@ class LlmDesk:
                         "asked_for_help": int(a.asks[local]), "denials": int(a.denials[local]),
                         "waited_ticks": int(a.wait_streak[local]),
                         "autonomy": Autonomy(int(d.autonomy[agent])).name,
-                        "help_received": round(float(a.help_bonus[local]), 3),
-                        "experience": round(float(a.experience[local]), 3)},
+                        "help_received": round(float(a.help_bonus[local]), 3)},
+            # what long-term memory retrieved for this task (engine/memory_desk.py)
+            "remembered": {"experience_gain": round(float(a.experience[local]), 3),
+                           "helpful_colleague": (d.agent_ids[int(a.mem_helper[local])]
+                                                 if a.mem_helper[local] >= 0 else None)},
             "budget": {"department_spent_share": round(dept_spent[dept] / budget, 4)
                        if budget > 0 else None},
         }

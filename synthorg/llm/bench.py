@@ -139,8 +139,10 @@ async def concurrency_curve_async(base_url: str, latency_s: float, limits: Seque
         point["ideal_rps"] = limit / latency_s
         point["efficiency"] = point["rps"] / point["ideal_rps"]
         point["client_cpu"] = client_cpu / point["seconds"]  # cores busy in this process
+        point["client_ms_per_request"] = 1000 * client_cpu / requests
         if server_before is not None and server_after is not None:
             point["server_cpu"] = (server_after - server_before) / point["seconds"]
+            point["server_ms_per_request"] = 1000 * (server_after - server_before) / requests
         points.append(point)
     return points
 
@@ -165,13 +167,16 @@ def concurrency_curve(base_url: str, latency_s: float, limits: Sequence[int] = L
 
 
 def format_table(points: Sequence[dict[str, Any]]) -> str:
+    """Cores busy (cpu) and CPU milliseconds per request (ms/req), client and server."""
     head = f"{'in_flight':>9} {'requests':>8} {'seconds':>7} {'rps':>8} {'ideal':>8} {'eff':>5}" \
-           f" {'client_cpu':>10} {'server_cpu':>10}"
+           f" {'client cpu':>10} {'ms/req':>6} {'server cpu':>10} {'ms/req':>6}"
     rows = [head]
     for p in points:
-        server = f"{p['server_cpu']:10.2f}" if "server_cpu" in p else f"{'-':>10}"
+        server = f"{p['server_cpu']:10.2f} {p['server_ms_per_request']:6.2f}" if "server_cpu" in p \
+            else f"{'-':>10} {'-':>6}"
         rows.append(f"{p['in_flight']:>9} {p['requests']:>8} {p['seconds']:7.2f} {p['rps']:8.1f}"
-                    f" {p['ideal_rps']:8.1f} {p['efficiency']:5.2f} {p['client_cpu']:10.2f} {server}")
+                    f" {p['ideal_rps']:8.1f} {p['efficiency']:5.2f} {p['client_cpu']:10.2f}"
+                    f" {p['client_ms_per_request']:6.2f} {server}")
     return "\n".join(rows)
 
 

@@ -5,7 +5,9 @@ that is missing, not JSON of the schema or off the point is a rejection."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import threading
 from typing import Literal
 
 import numpy as np
@@ -34,15 +36,27 @@ class Judgement(BaseModel):
 
 
 class ModelJudge:
+    """Runs on an event loop of its own: the office is asked from the event loops of several
+    group hosts (local backend) or of its actor, and the model's connections belong to one."""
+
     def __init__(self, config: CompanyConfig, cassette: CassetteSpec | None) -> None:
         self._config = config
         self._line = ModelLine(config.llm, cassette)
         self._schema = Judgement.model_json_schema()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
+                                        name="synthorg-judge")
+        self._thread.start()
 
     async def decide(self, requests: np.ndarray, contexts: list[str]
                      ) -> list[tuple[Outcome, str]]:
         """Each request's outcome (GRANTED or REJECTED in the value, tokens and cost) and the
         reviewer's note."""
+        return await asyncio.wrap_future(
+            asyncio.run_coroutine_threadsafe(self._decide(requests, contexts), self._loop))
+
+    async def _decide(self, requests: np.ndarray, contexts: list[str]
+                      ) -> list[tuple[Outcome, str]]:
         return list(await asyncio.gather(*(
             self._one(call, agent, text) for call, agent, text in
             zip(requests["call"].tolist(), requests["agent"].tolist(), contexts, strict=True))))
@@ -73,8 +87,13 @@ class ModelJudge:
                 return outcome, judged.reason  # type: ignore[return-value]
         return (int(status), REJECTED, *map(int, used)), note  # type: ignore[return-value]
 
-    async def aclose(self) -> None:
-        await self._line.aclose()
+    def close(self) -> None:
+        if not self._loop.is_running():
+            return
+        with contextlib.suppress(Exception):  # what is gone has nothing to close
+            asyncio.run_coroutine_threadsafe(self._line.aclose(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
 
 
 def _parse(content: str | None) -> Judgement | None:

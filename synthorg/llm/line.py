@@ -35,9 +35,11 @@ class ModelLine:
     async def ask(self, request: ChatRequest, tier: TierName
                   ) -> tuple[ChatReply | None, str | None]:
         """The reply, or why there is none: from the cassette, or from the providers."""
-        key = request.digest()
-        n = self._seen.get(key, 0)
-        self._seen[key] = n + 1
+        key, n = "", 0
+        if self._player is not None or self._recorder is not None:  # keyed for the cassette
+            key = request.digest()
+            n = self._seen.get(key, 0)
+            self._seen[key] = n + 1
         if self._player is not None:
             entry = self._player.get(key, n)
             return entry.reply, entry.error

@@ -167,6 +167,8 @@ class SecOpsOffice:
         self.tick = int(state["tick"])
 
     def close(self) -> None:
+        if self._judge is not None:
+            self._judge.close()
         for store in (self._store, self._record):
             if store is not None:
                 store.close()
