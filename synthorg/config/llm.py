@@ -88,8 +88,10 @@ class LlmSpec(Frozen):
             return self
         if self.base_url is None and not self.providers:
             raise ValueError("llm.enabled needs llm.base_url or llm.providers")
-        if self.model is None and len(self.models) < 3 and not all(
-                len(p.models) == 3 for p in self.providers):
+        every_tier = len(self.models) == 3 or (
+            bool(self.providers) and all(len({**self.models, **p.models}) == 3
+                                         for p in self.providers))
+        if self.model is None and not every_tier:
             raise ValueError("llm.enabled needs llm.model, or llm.models for small, medium "
                              "and large")
         names = [p.name for p in self.providers]
