@@ -50,9 +50,9 @@ def test_the_config_names_what_llm_mode_lacks():
         synthorg.load_config(STARTUP, ["llm.enabled=true", "llm.model=m"])  # no server
     with pytest.raises(ConfigError, match="llm"):
         synthorg.load_config(STARTUP, ["llm.enabled=true", "llm.base_url=http://x/v1"])
-    with pytest.raises(ConfigError, match="llm.agents.departments"):
+    with pytest.raises(ConfigError, match=r"llm\.agents\.departments"):
         synthorg.load_config(STARTUP, [*LLM, "llm.agents.departments=[nowhere]"])
-    with pytest.raises(ConfigError, match="approvals.mode"):
+    with pytest.raises(ConfigError, match=r"approvals\.mode"):
         synthorg.load_config(STARTUP, ["policies.approvals.mode=llm"])
     cfg = synthorg.load_config(STARTUP, [*LLM, "llm.models.large=big"])
     provider = cfg.llm.provider_list()[0]
