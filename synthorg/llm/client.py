@@ -36,8 +36,6 @@ class OpenAIChat:
             timeout=timeout_s, max_retries=0, http_client=_http_client(max_connections, timeout_s))
 
     async def complete(self, request: ChatRequest) -> ChatReply:
-        # sent as they are: the SDK would otherwise walk every node of the schema on every
-        # request, its largest CPU cost at many requests in flight
         body: dict[str, Any] = {}
         if request.json_schema is not None:
             body["response_format"] = {"type": "json_schema", "json_schema": {
@@ -45,11 +43,13 @@ class OpenAIChat:
                 "strict": True}}
         if request.tools:
             body["tools"] = list(request.tools)
+        body.update(model=request.model, messages=list(request.messages),
+                    max_tokens=request.max_tokens, temperature=request.temperature)
         try:
-            response = await self._client.chat.completions.create(
-                model=request.model, messages=list(request.messages),  # type: ignore[arg-type]
-                max_tokens=request.max_tokens, temperature=request.temperature,
-                extra_body=body or None)
+            # the SDK's client (auth, errors, connections) with the body sent as it is and the
+            # reply read as JSON: its typed path walks every node of the schema and builds a
+            # model of the reply on every request, most of the client's CPU at many in flight
+            response = await self._client.post("/chat/completions", body=body, cast_to=object)
         except (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
                 openai.InternalServerError) as e:
             raise ProviderError(f"{self.name}: {type(e).__name__}: {e}") from e
@@ -80,18 +80,30 @@ def _http_client(connections: int, timeout_s: float) -> Any:
 
 
 def _reply(response: Any, model: str, provider: str) -> ChatReply:
-    """The reply in our terms; a server's odd body (no choices, no usage) is taken as it is."""
-    choices = getattr(response, "choices", None) or []
-    message = choices[0].message if choices else None
+    """The reply in our terms. A server's odd body (no choices, no usage, wrong types) is
+    taken for what it holds: nothing usable is an empty reply, which fails closed."""
+    body = response if isinstance(response, dict) else {}
+    choices = body.get("choices")
+    first = choices[0] if isinstance(choices, list) and choices else {}
+    message = first.get("message") if isinstance(first, dict) else None
+    message = message if isinstance(message, dict) else {}
     calls = []
-    for call in (getattr(message, "tool_calls", None) or []):
-        function = getattr(call, "function", None)
-        if function is not None:
-            calls.append(ToolCall(name=str(function.name), arguments=str(function.arguments or "")))
-    usage = getattr(response, "usage", None)
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("name"), str):
+            arguments = function.get("arguments")
+            calls.append(ToolCall(name=function["name"],
+                                  arguments=arguments if isinstance(arguments, str) else ""))
+    usage = body.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    content = message.get("content")
     return ChatReply(
-        content=getattr(message, "content", None),
+        content=content if isinstance(content, str) else None,
         tool_calls=tuple(calls),
-        tokens_in=max(0, int(getattr(usage, "prompt_tokens", 0) or 0)),
-        tokens_out=max(0, int(getattr(usage, "completion_tokens", 0) or 0)),
+        tokens_in=_count(usage.get("prompt_tokens")),
+        tokens_out=_count(usage.get("completion_tokens")),
         model=model, provider=provider)
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

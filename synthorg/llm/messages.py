@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 
-class ChatRequest(BaseModel):
-    """What is asked: the same request hashes the same (cassettes key on it)."""
-
-    model_config = ConfigDict(frozen=True)
+@dataclass(frozen=True)
+class ChatRequest:
+    """What is asked: the same request hashes the same (cassettes key on it). A plain
+    dataclass: it is built by synthorg itself, many times a tick, and never read from outside."""
 
     model: str
     messages: tuple[dict[str, str], ...]
@@ -23,7 +25,7 @@ class ChatRequest(BaseModel):
     temperature: float = 0.0
 
     def digest(self) -> str:
-        text = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        text = json.dumps(dataclasses.asdict(self), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -6,6 +6,7 @@ keep."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import time
 from collections.abc import Sequence
@@ -40,7 +41,7 @@ class ProviderRouter:
 
     def request_for(self, provider: ProviderSpec, tier: TierName, request: ChatRequest
                     ) -> ChatRequest:
-        return request.model_copy(update={"model": self.spec.model_for(provider, tier)})
+        return dataclasses.replace(request, model=self.spec.model_for(provider, tier))
 
     async def complete(self, request: ChatRequest, tier: TierName) -> ChatReply:
         tried: set[str] = set()
