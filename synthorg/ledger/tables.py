@@ -243,11 +243,12 @@ def write_tasks(out: Path, created: list[Path], results: list[Path], d: OrgDirec
 
 def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory,
                  hr_scores: pl.DataFrame | None = None,
-                 teleology: pl.DataFrame | None = None) -> pl.DataFrame:
+                 teleology: pl.DataFrame | None = None,
+                 with_model: np.ndarray | None = None) -> pl.DataFrame:
     """One row per agent that was in the org during the run, as the org stands at its end
     (department, role, seniority, autonomy, model tier), with the ticks it joined and left
-    (null: still there), its teleological metrics (`teleo_*`) and, with HR on, its scores at
-    the last review (`hr_*`)."""
+    (null: still there), whether it reasons with the model (LLM mode), its teleological
+    metrics (`teleo_*`) and, with HR on, its scores at the last review (`hr_*`)."""
     merged = {k: np.concatenate([r[k] for r in rows]) for k in rows[0]}
     joined = d.joined[merged["agent_index"]] != NEVER
     merged = {k: v[joined] for k, v in merged.items()}
@@ -259,6 +260,9 @@ def write_agents(out: Path, rows: list[dict[str, np.ndarray]], d: OrgDirectory,
         "seniority": [Seniority(int(s)).name for s in d.seniority[idx]],
         "autonomy": [Autonomy(int(a)).name for a in d.autonomy[idx]],
         "model_tier": [ModelTier(int(t)).name for t in d.model_tier[idx]],
+        # LLM mode: whether it reasons with the model (llm.agents), else deterministic
+        "llm_agent": (with_model[idx] if with_model is not None
+                      else np.zeros(len(idx), dtype=bool)),
         "state": [WorkState(int(s)).name for s in merged.pop("state")],
         "joined_tick": pl.Series(d.joined[idx], dtype=pl.Int32),
         "exit_tick": pl.Series(d.left[idx], dtype=pl.Int32).replace(NEVER, None),

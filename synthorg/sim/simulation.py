@@ -41,6 +41,7 @@ from synthorg.ledger.tables import (
     write_timeseries,
 )
 from synthorg.llm.cassette import CassetteSpec
+from synthorg.llm.selection import llm_agents
 from synthorg.org.decisions import OrgDecision, decisions_of
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.org.timeline import OrgTimeline
@@ -331,7 +332,8 @@ class Simulation:
         final = OrgTimeline(self.config, directory, [d for d in decisions if d.tick < ticks])
         final.advance(ticks - 1)
         teleo_agents, teleology = teleological_metrics(self.out)
-        write_agents(self.out, agent_rows, final.directory, scores, teleo_agents)
+        write_agents(self.out, agent_rows, final.directory, scores, teleo_agents,
+                     llm_agents(self.config, final.directory, plan.key))
         write_actions(self.out, part_files(parts, "actions"), directory)
         figures.update(llm_figures(self.out / "actions.parquet",
                                    self.config.policies.approvals.mode == "llm"))

@@ -103,6 +103,8 @@ def test_a_hybrid_population_only_the_selected_agents_ask_the_model(server, tmp_
     asked = agents.filter(pl.col("llm_calls") > 0)
     assert asked.height > 0
     assert set(asked["seniority"]) <= {"senior", "lead", "executive"}
+    chosen = agents["seniority"].is_in(["senior", "lead", "executive"])
+    assert (agents["llm_agent"] == chosen).all()
     others = agents.filter(~pl.col("seniority").is_in(["senior", "lead", "executive"]))
     assert others.height > 0 and others["tool_calls"].sum() > 0  # deterministic, at work
 
