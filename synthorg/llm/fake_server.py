@@ -344,7 +344,8 @@ def _violation(schema: Any, gen: SchemaInstance) -> Any:
     name = required[0]
     prop = gen.expand(root["properties"].get(name, {}))
     kind = prop.get("type") if isinstance(prop, dict) else None
-    wrong: Any = 12345 if kind in ("string", "object", "array") or "enum" in prop else {"wrong": "type"}
+    enum = isinstance(prop, dict) and "enum" in prop
+    wrong: Any = 12345 if kind in ("string", "object", "array") or enum else {"wrong": "type"}
     return {name: wrong} if len(required) > 1 else {name: wrong, "unexpected_field": True}
 
 

@@ -68,6 +68,11 @@ def test_the_company_reasons_with_the_model_and_every_token_is_counted(llm_run):
     agents = pl.read_parquet(llm_run.run_dir / "agents.parquet")
     assert agents["llm_calls"].sum() == s.llm_calls
     assert agents["llm_spend_usd"].sum() == pytest.approx(s.cost_llm_usd)
+    assert (agents["paid_usd"].sum() + agents["tool_spend_usd"].sum()
+            + agents["llm_spend_usd"].sum()) == pytest.approx(s.cost_usd, abs=0.005)
+    ts = pl.read_parquet(llm_run.run_dir / "timeseries.parquet")
+    assert ts["cost_llm_usd"].sum() == pytest.approx(s.cost_llm_usd, abs=1e-6)
+    assert ts["cost_tools_usd"].sum() == pytest.approx(s.cost_tools_usd, abs=0.005)
 
 
 def test_the_models_plans_are_carried_out(llm_run):
