@@ -197,7 +197,9 @@ def test_many_concurrent_requests_overlap(slow_server):
             await asyncio.gather(*(one(i) for i in range(256)))
             return time.perf_counter() - start
 
-    assert asyncio.run(run()) < 3.0  # 256 requests of 0.3 s, all at once (not one after another)
+    # 256 requests of 0.3 s: one after another they would take 77 s; a bound this loose holds
+    # on a loaded machine and still fails a server that answers in series
+    assert asyncio.run(run()) < 20.0
 
 
 def test_concurrency_point_respects_the_limit():
