@@ -65,6 +65,7 @@ class AgentColumns:
     llm_cost: np.ndarray  # int64: micro-USD of the model on the current task
     llm_stopped: np.ndarray  # bool: a budget stopped its deliberations this period
     llm_tier: np.ndarray  # int8 ModelTier its deliberation in flight asked
+    plan_call: np.ndarray  # int16: the call the model chose among those offered, from 1 (0: none)
 
     @classmethod
     def empty(cls, skills: np.ndarray) -> AgentColumns:
@@ -87,7 +88,8 @@ class AgentColumns:
             experience=zeros(), mem_helper=np.full(m, -1, dtype=np.int32),
             plan_tick=np.full(m, NEVER, dtype=np.int32), plan_choice=zeros(np.int8),
             plan_rush=zeros(bool), plan_conf=zeros(), tokens=zeros(np.int64),
-            llm_cost=zeros(np.int64), llm_stopped=zeros(bool), llm_tier=zeros(np.int8))
+            llm_cost=zeros(np.int64), llm_stopped=zeros(bool), llm_tier=zeros(np.int8),
+            plan_call=zeros(np.int16))
 
     def state_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -112,6 +114,7 @@ class AgentColumns:
                       self.wait_streak, self.tokens, self.llm_cost):
             arr_i[idx] = 0
         self.plan_tick[idx] = NEVER
+        self.plan_call[idx] = 0
         self.rushed[idx] = False
         self.approved[idx] = False
         self.approved_form[idx] = -1

@@ -634,6 +634,8 @@ class AgentGroup:
                                  - t["difficulty"] + 0.5, 0.05, 0.98)
         f = self.picker.pick(batch.tick, agents, tasks, batch.tasks["tool"][calls_at],
                              self.seniority[local], competence)
+        if self.llm is not None:  # the calls the model chose, where it chose
+            f = self.llm.chosen_forms(local, batch.tasks[calls_at], f)
         # the call a person approved is made as approved; the approval of a task also lifts
         # the autonomy rules for its other calls, not what their arguments say
         retry = a.approved_form[local] >= 0

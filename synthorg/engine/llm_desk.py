@@ -40,6 +40,7 @@ from synthorg.llm.selection import llm_agents
 from synthorg.loop.phases import check_work_transition
 from synthorg.loop.protocols import Evaluation, Plan, WorkBatch
 from synthorg.org.directory import OrgDirectory
+from synthorg.secops.forms import ORDINARY, THREAT_KINDS
 
 if TYPE_CHECKING:
     from synthorg.engine.group import AgentGroup
@@ -99,6 +100,7 @@ class LlmDesk:
         check_work_transition(a.state[asking], WorkState.waiting_action)
         a.state[asking] = WorkState.waiting_action
         a.llm_tier[asking] = tier
+        a.plan_call[asking] = 0
         issued = g._action_rows(tick, asking, a.cur["tool"][asking], self.executor)
         for call, local, t in zip(issued["call"].tolist(), asking.tolist(), tier.tolist(),
                                   strict=True):
@@ -114,6 +116,11 @@ class LlmDesk:
         dept = int(g.dept[local])
         budget = int(d.dept_budget_micro[dept])
         role = g.cfg.roles[int(d.agent_role[agent])]
+        tool = int(task["tool"])
+        offered, content = g.picker.offered(tool, int(task["task"]))
+        fields = {"task": int(task["task"]), "type": d.type_ids[int(task["type"])],
+                  "agent": d.agent_ids[agent], "department": d.dept_ids[dept], "tick": tick}
+        forms = g.secops.forms
         situation = {
             "you": {"id": d.agent_ids[agent], "role": role.id, "department": d.dept_ids[dept],
                     "seniority": Seniority(int(d.seniority[agent])).name,
@@ -126,7 +133,10 @@ class LlmDesk:
                      "difficulty": round(float(task["difficulty"]), 3),
                      "effort_left": round(float(task["effort"] - a.progress[local]), 3),
                      "deadline_in_ticks": int(task["deadline"]) - tick,
-                     "tool": d.tool_ids[int(task["tool"])]},
+                     **({"content": content} if content else {})},
+            # the calls the task allows, offered to the model as the API's `tools`
+            "tool": {"name": d.tool_ids[tool], "description": g.cfg.tools[tool].description,
+                     "calls": [forms.arguments(int(f), fields) for f in offered]},
             "you_now": {"skill": round(float(a.skills[local, int(task["skill"])]), 3),
                         "queue": int(a.queues.length[local]), "rushed": bool(a.rushed[local]),
                         "asked_for_help": int(a.asks[local]), "denials": int(a.denials[local]),
@@ -159,10 +169,11 @@ class LlmDesk:
         w = local[waiting]
         ok = rows["status"] == ActionStatus.succeeded.value
         took = waiting & ok
-        plan, rush, conf = unpack(rows["value"][took])
+        plan, rush, conf, call = unpack(rows["value"][took])
         t = local[took]
         a.plan_tick[t] = tick
         a.plan_choice[t], a.plan_rush[t], a.plan_conf[t] = plan, rush, conf
+        a.plan_call[t] = call
         check_work_transition(a.state[w], WorkState.working)
         a.state[w] = WorkState.working
         tier = a.llm_tier[local]
@@ -242,6 +253,28 @@ class LlmDesk:
     def plan_ends(self, local: np.ndarray) -> None:
         """A denial or a failed call ends the plan: the agent thinks again."""
         self.g.a.plan_tick[local] = NEVER
+        self.g.a.plan_call[local] = 0
+
+    def chosen_forms(self, local: np.ndarray, tasks: np.ndarray, picked: np.ndarray
+                     ) -> np.ndarray:
+        """The calls' forms with the model's choices: where an agent of the model chose one
+        of the calls its task allows, that call is made, unless the seeded draw made this
+        call an insider's attempt or an honest slip (the agent's nature, not its reasoning)."""
+        g, a = self.g, self.g.a
+        chose = self.selected[local] & (a.plan_call[local] > 0)
+        if not chose.any():
+            return picked
+        kinds = g.secops.forms.kind
+        injection = THREAT_KINDS.index("injection")
+        out = picked.copy()
+        for i in np.nonzero(chose)[0].tolist():
+            if kinds[picked[i]] not in (ORDINARY, injection):
+                continue
+            offered, _ = g.picker.offered(int(tasks["tool"][i]), int(tasks["task"][i]))
+            number = int(a.plan_call[local[i]])
+            if number <= len(offered):
+                out[i] = offered[number - 1]
+        return out
 
     def period_starts(self) -> None:
         self.g.a.llm_stopped[:] = False

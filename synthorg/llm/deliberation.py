@@ -66,20 +66,23 @@ def decided(d: Deliberation) -> tuple[PlanChoice, bool, float]:
     return plan, d.revise == "rush", float(d.evaluate.confidence)
 
 
-def pack(plan: PlanChoice, rush: bool, confidence: float) -> float:
-    """4·plan + 2·rush + confidence (confidence in [0, 1]): one float, unpacked exactly."""
-    return 4.0 * int(plan) + 2.0 * rush + min(max(confidence, 0.0), 1.0)
+def pack(plan: PlanChoice, rush: bool, confidence: float, call: int = 0) -> float:
+    """2·(8·call + 2·plan + rush) + confidence, confidence in [0, 1] and call the chosen
+    call's number among those offered, from 1 (0: none chosen): one float, unpacked exactly."""
+    whole = 8 * call + 2 * int(plan) + int(rush)
+    return 2.0 * whole + min(max(confidence, 0.0), 1.0)
 
 
-def unpack(values: Any) -> tuple[Any, Any, Any]:
-    """Arrays of plan, rush and confidence from packed values (numpy in, numpy out)."""
+def unpack(values: Any) -> tuple[Any, Any, Any, Any]:
+    """Arrays of plan, rush, confidence and call from packed values (numpy in, numpy out)."""
     import numpy as np
 
     v = np.asarray(values, dtype=np.float64)
-    plan = np.minimum(np.floor(v / 4.0), 3).astype(np.int8)
-    rest = v - 4.0 * plan
-    rush = rest >= 2.0
-    return plan, rush, np.clip(rest - 2.0 * rush, 0.0, 1.0)
+    whole = np.floor(v / 2.0)
+    confidence = np.clip(v - 2.0 * whole, 0.0, 1.0)
+    whole = whole.astype(np.int64)
+    return ((whole // 2) % 4).astype(np.int8), (whole % 2).astype(bool), confidence, \
+        (whole // 8).astype(np.int32)
 
 
 SYSTEM = (
@@ -88,7 +91,49 @@ SYSTEM = (
     "Evaluate how confident you are that you can do it well, decide whether to rush to "
     "meet the deadline, plan one step (work: make the task's tool call; ask_help: ask a "
     "colleague; escalate: ask a person; wait), and check that the plan respects your budget, "
-    "your autonomy level and your role. Answer with JSON only, in the given schema.")
+    "your autonomy level and your role. Answer with JSON only, in the given schema; to work, "
+    "also call the task's tool with the arguments you choose.")
+
+
+def tool_offer(situation: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The task's tool as the API's `tools`: its arguments may take the values of the calls the
+    task allows (the situation's `calls`)."""
+    tool = situation.get("tool")
+    calls = tool.get("calls") if isinstance(tool, dict) else None
+    if not calls:
+        return ()
+    names = sorted({k for c in calls for k in c})
+    properties = {k: {"type": "string", "enum": sorted({c[k] for c in calls if k in c})}
+                  for k in names}
+    return ({"type": "function", "function": {
+        "name": tool["name"], "description": tool.get("description") or tool["name"],
+        "parameters": {"type": "object", "properties": properties, "required": names,
+                       "additionalProperties": False}}},)
+
+
+def chosen_call(situation: dict[str, Any], tool_calls: Any) -> int | None:
+    """The number (from 1) of the offered call the model made: the one its arguments agree
+    with on most arguments (the first of equals; a model may mix the values offered); 0: it
+    made none; None: a call of another tool, or one that agrees with no offered call on any
+    argument (it fails closed)."""
+    if not tool_calls:
+        return 0
+    tool = situation.get("tool") or {}
+    call = tool_calls[0]
+    if call.name != tool.get("name"):
+        return None
+    try:
+        arguments = json.loads(call.arguments)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(arguments, dict):
+        return None
+    best, agreed = None, 0
+    for number, offered in enumerate(tool.get("calls") or (), start=1):
+        same = sum(1 for k, v in offered.items() if arguments.get(k) == v)
+        if same > agreed:
+            best, agreed = number, same
+    return best
 
 
 def messages(situation: dict[str, Any]) -> tuple[dict[str, str], ...]:
@@ -98,6 +143,8 @@ def messages(situation: dict[str, Any]) -> tuple[dict[str, str], ...]:
         agent=who.get("id", "an agent"), seniority=who.get("seniority", ""),
         role=who.get("role", "member"), department=who.get("department", ""),
         company=who.get("company", "the company"), goal=who.get("goal", "finish your tasks well"))
-    user = json.dumps({k: v for k, v in situation.items() if k != "you"}, sort_keys=True,
-                      separators=(",", ":"))
+    told = {k: v for k, v in situation.items() if k != "you"}
+    if isinstance(told.get("tool"), dict):  # the calls themselves are offered as `tools`
+        told["tool"] = {k: v for k, v in told["tool"].items() if k != "calls"}
+    user = json.dumps(told, sort_keys=True, separators=(",", ":"))
     return ({"role": "system", "content": system}, {"role": "user", "content": user})

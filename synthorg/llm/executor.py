@@ -33,7 +33,8 @@ class LlmExecutor:
         situation = json.loads(situation_json)
         tier: TierName = situation["you"]["tier"]
         request = self._line.request(tier, deliberation.messages(situation),
-                                     deliberation.SCHEMA_NAME, self._schema)
+                                     deliberation.SCHEMA_NAME, self._schema,
+                                     deliberation.tool_offer(situation))
         used = np.zeros(3, dtype=np.int64)  # tokens in, tokens out, micro-USD
         for _ in range(1 + self._spec.invalid_retries):
             reply, error = await self._line.ask(request, tier)
@@ -43,11 +44,17 @@ class LlmExecutor:
                 why = LlmFailReason.timed_out if timed_out else LlmFailReason.provider
                 return int(status), float(why), *map(int, used)  # type: ignore[return-value]
             used += self._line.usage(reply)
+            call = deliberation.chosen_call(situation, reply.tool_calls)
             decided = deliberation.parse(reply.content)
-            if decided is not None:
+            if call is None or (decided is None and not call):
+                continue  # a call the task does not allow, or nothing usable: ask again
+            if decided is None:  # it only called the tool: it works, as it chose
+                plan, rush, confidence = deliberation.PlanChoice.work, False, 1.0
+            else:
                 plan, rush, confidence = deliberation.decided(decided)
-                return (int(ActionStatus.succeeded), deliberation.pack(plan, rush, confidence),
-                        *map(int, used))  # type: ignore[return-value]
+            return (int(ActionStatus.succeeded),
+                    deliberation.pack(plan, rush, confidence, call),
+                    *map(int, used))  # type: ignore[return-value]
         return (int(ActionStatus.failed), float(LlmFailReason.invalid_reply),
                 *map(int, used))  # type: ignore[return-value]
 

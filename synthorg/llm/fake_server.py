@@ -8,7 +8,8 @@ prints exactly one line, ``READY http://HOST:PORT/v1``, once it listens. Endpoin
 
 Modes: ``schema`` answers a ``json_schema`` response_format with an instance of that schema (plain
 text without one), generated from a sha256 of the request's messages and schema, so the same
-request always gets the same reply; ``malformed`` answers text that is not JSON; ``violate``
+request always gets the same reply (with tools offered, it also calls the first one, as a model
+that states its plan and acts in one turn); ``malformed`` answers text that is not JSON; ``violate``
 answers JSON that breaks the schema; ``text`` answers prose whatever is asked; ``tool`` answers a
 call of the first offered tool (or the one ``tool_choice`` names) with arguments generated from its
 ``parameters`` schema. A script (JSON list of ``{"match": s, "content": c}`` or ``{"match": s,
@@ -449,12 +450,16 @@ class FakeLLM:
             content = json.dumps(_violation(schema, gen))
         else:
             content = json.dumps(gen.value(schema))
+            if tools and body.get("tool_choice") != "none":  # states its plan and acts at once
+                params = _tool_params(tools[0])
+                call = {"name": _tool_name(tools[0]),
+                        "arguments": json.dumps(SchemaInstance(params, digest[::-1]).value(params))}
 
         message: dict[str, Any] = {"role": "assistant", "content": content}
         if call is not None:
             message["tool_calls"] = [{"id": f"call_{digest[:12].hex()}", "type": "function",
                                       "function": call}]
-        out_text = content if call is None else call["arguments"]
+        out_text = (content or "") + (call["arguments"] if call is not None else "")
         chars_in = sum(len(_text_of(m.get("content"))) for m in messages)
         tokens_in, tokens_out = math.ceil(chars_in / 4), math.ceil(len(out_text or "") / 4)
         return {

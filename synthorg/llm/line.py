@@ -25,12 +25,13 @@ class ModelLine:
         self._router: Any = None  # built at the first live request (imports the openai SDK)
 
     def request(self, tier: TierName, messages: tuple[dict[str, str], ...], schema_name: str,
-                schema: dict[str, Any]) -> ChatRequest:
+                schema: dict[str, Any], tools: tuple[dict[str, Any], ...] = ()) -> ChatRequest:
         """A request as the first provider would get it (cassettes key on this one)."""
         spec = self._spec
         return ChatRequest(model=spec.model_for(spec.provider_list()[0], tier),
                            messages=messages, schema_name=schema_name, json_schema=schema,
-                           max_tokens=spec.max_tokens, temperature=spec.temperature)
+                           tools=tools, max_tokens=spec.max_tokens,
+                           temperature=spec.temperature)
 
     async def ask(self, request: ChatRequest, tier: TierName
                   ) -> tuple[ChatReply | None, str | None]:

@@ -272,6 +272,22 @@ class CallPicker:
         form[on] = lo + np.where(u[on] < c, 0, faulty)
         return form
 
+    def offered(self, tool: int, task: int) -> tuple[np.ndarray, str]:
+        """The calls an agent that reasons with a model may choose for its task (LLM mode):
+        the tool's ordinary forms and, if the task's content carries an injected instruction,
+        the call it asks for; and that content ("" if none). Insiders and honest mistakes stay
+        seeded (`pick`): they are the agent's nature and slips, not its reasoning."""
+        f = self.t.forms
+        lo, n = int(f.ordinary_lo[tool]), int(f.ordinary_n[tool])
+        forms = list(range(lo, lo + n))
+        text = ""
+        k = THREAT_KINDS.index("injection")
+        if self.t.threats_on and f.threat_n[tool, k] and self.poisoned(np.array([task]))[0]:
+            injected = int(f.threat_lo[tool, k] + task % f.threat_n[tool, k])
+            forms.append(injected)
+            text = f.task_text[injected]
+        return np.array(forms, dtype=np.int32), text
+
     def poisoned(self, tasks: np.ndarray) -> np.ndarray:
         if not self.injection_rate:
             return np.zeros(len(tasks), bool)

@@ -4,6 +4,7 @@ time-outs and budgets. Runs are small (local backend, sandboxed tools as delay a
 
 from __future__ import annotations
 
+import json
 import socket
 import sqlite3
 from pathlib import Path
@@ -206,3 +207,37 @@ def test_a_reviewer_that_answers_nonsense_rejects_everything(tmp_path):
     reviews = _reviews(result.run_dir)
     assert reviews and {status for status, _, _ in reviews} == {"rejected"}
     assert result.summary.approvals == 0 and result.summary.conservation_ok
+
+
+def test_the_model_chooses_its_calls_and_can_be_injected(server, tmp_path):
+    """Every task's content carries an injected instruction and no seeded agent follows one:
+    whatever injected calls are made, the model chose them among the calls offered as the
+    API's `tools`, and SecOps judged them like any other call."""
+    threats = ["workload.threats.injection_rate=1.0", "workload.threats.insiders=[]",
+               "workload.threats.insider_share=0", "workload.threats.mistake_probability=0",
+               "workload.threats.follow_probability={}"]
+    result = run(llm_config(server.base_url, *threats), tmp_path / "injected")
+    events = pl.read_parquet(result.run_dir / "events.parquet")
+    threats_seen = events.filter(pl.col("kind") == "threat")
+    assert threats_seen.height > 0 and set(threats_seen["threat_kind"]) == {"injection"}
+    assert result.summary.harmful_calls == threats_seen.height
+    assert result.summary.harmful_blocked > 0  # SecOps stopped some of what the model chose
+    actions = pl.read_parquet(result.run_dir / "actions.parquet").filter(
+        pl.col("executor") == "llm")
+    told = json.loads(actions["arguments"][0])
+    assert told["tool"]["calls"] and "content" in told["task"]
+    # the same company, its agents deterministic: nobody follows an injection
+    seeded = run(llm_config(server.base_url, *threats, "llm.agents.max_agents=0"),
+                 tmp_path / "seeded")
+    assert seeded.summary.harmful_calls == 0
+
+
+def test_a_cassette_replays_on_ray_in_groups(ray_session, server, tmp_path):
+    """The replies are keyed by request, not by who hosts the agent: a run recorded in one
+    process replays in Ray actors, in groups, to the same ledger."""
+    cassette = tmp_path / "c.jsonl"
+    local = run(llm_config(server.base_url), tmp_path / "local", CassetteSpec(cassette, "record"))
+    cfg = llm_config("http://127.0.0.1:9/v1", "runtime.backend=ray", "runtime.agents_per_actor=6")
+    on_ray = run(cfg, tmp_path / "ray", CassetteSpec(cassette, "replay"))
+    assert on_ray.summary.groups >= 2
+    assert on_ray.summary.ledger_sha256 == local.summary.ledger_sha256

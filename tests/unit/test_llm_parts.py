@@ -24,11 +24,31 @@ from tests.conftest import STARTUP
 LLM = ["llm.enabled=true", "llm.base_url=http://127.0.0.1:9/v1", "llm.model=m"]
 
 
-@given(st.sampled_from(list(PlanChoice)), st.booleans(), st.floats(0.0, 1.0))
-def test_a_decision_packs_into_one_value_and_back(plan, rush, confidence):
-    p, r, c = deliberation.unpack([deliberation.pack(plan, rush, confidence)])
-    assert (int(p[0]), bool(r[0])) == (int(plan), rush)
+@given(st.sampled_from(list(PlanChoice)), st.booleans(), st.floats(0.0, 1.0),
+       st.integers(0, 300))
+def test_a_decision_packs_into_one_value_and_back(plan, rush, confidence, call):
+    p, r, c, k = deliberation.unpack([deliberation.pack(plan, rush, confidence, call)])
+    assert (int(p[0]), bool(r[0]), int(k[0])) == (int(plan), rush, call)
     assert c[0] == pytest.approx(confidence, abs=1e-12)
+
+
+def test_the_call_the_model_made_is_the_offered_one_it_matches_best():
+    from synthorg.llm.messages import ToolCall
+
+    situation = {"tool": {"name": "write_file", "calls": [
+        {"path": "a.py", "content": "x"}, {"path": "b.py", "content": "y"}]}}
+    offer = deliberation.tool_offer(situation)[0]["function"]
+    assert offer["parameters"]["properties"]["path"]["enum"] == ["a.py", "b.py"]
+
+    def made(name: str, arguments: str) -> int | None:
+        return deliberation.chosen_call(situation, (ToolCall(name=name, arguments=arguments),))
+
+    assert deliberation.chosen_call(situation, ()) == 0
+    assert made("write_file", '{"path": "b.py", "content": "y"}') == 2
+    assert made("write_file", '{"path": "b.py", "content": "x"}') == 1  # mixed: the first of equals
+    assert made("write_file", '{"path": "/etc/passwd", "content": "z"}') is None
+    assert made("run_shell", '{"path": "a.py", "content": "x"}') is None
+    assert made("write_file", "not json") is None
 
 
 def test_replies_are_parsed_strictly():
