@@ -79,6 +79,10 @@ class LlmSpec(Frozen):
         "asks the next cheaper tier"))
     max_tokens: int = Field(default=300, ge=16, le=32_768)
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    offer_tools: bool = Field(default=True, description=(
+        "offer the task's tool through the API's `tools` parameter, so the model chooses its "
+        "call; false (for servers that refuse `tools` beside `response_format`): the call is "
+        "drawn as in deterministic mode"))
     judge_tier: TierName = Field(default="large", description=(
         "the tier that reviews escalated calls with `policies.approvals.mode: llm`"))
 

@@ -34,7 +34,8 @@ class LlmExecutor:
         tier: TierName = situation["you"]["tier"]
         request = self._line.request(tier, deliberation.messages(situation),
                                      deliberation.SCHEMA_NAME, self._schema,
-                                     deliberation.tool_offer(situation))
+                                     deliberation.tool_offer(situation)
+                                     if self._spec.offer_tools else ())
         used = np.zeros(3, dtype=np.int64)  # tokens in, tokens out, micro-USD
         for _ in range(1 + self._spec.invalid_retries):
             reply, error = await self._line.ask(request, tier)
