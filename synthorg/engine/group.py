@@ -187,27 +187,14 @@ class AgentGroup:
             if self.llm is not None:
                 self.llm.period_starts()
         llm_spend = np.zeros(len(self.dir.dept_ids), dtype=np.int64)
-        if self.llm is not None and len(landed):
-            mine = landed["executor"] == self.llm.executor
-            if mine.any():
-                thought = take(landed, mine)
-                llm_spend = self.llm.llm_spent(thought)
-                self.llm.landed(tick, thought, ev, spend)
-                landed_rest = take(landed, ~mine)
-            else:
-                landed_rest = landed
-            reviewed = landed["executor"] == self.approvals
-            if self.cfg.policies.approvals.mode == "llm" and reviewed.any():
-                rows = take(landed, reviewed)  # the model reviewed them: its cost is theirs
-                llm_spend += self.llm.llm_spent(rows)
-                self.llm.paid(rows, spend)
-        else:
-            landed_rest = landed
+        others = landed
+        if self.llm is not None and len(landed):  # the model's answers, and what it cost
+            others = self.llm.arrived(tick, landed, self.approvals, ev, spend, llm_spend)
 
         halted = self._budget_control(tick, dept_spent, last_spend, ev)
 
         cycle.enter(LoopPhase.perceive)
-        asks = self._perceive(tick, inbox, landed_rest, loads, halted, ev, out, results)
+        asks = self._perceive(tick, inbox, others, loads, halted, ev, out, results)
         if self.memory is not None:
             self.memory.perceive(tick, self._started_now, ev)
         helpers, time_off = self._answer_help(asks, ev, out)  # and the share of their tick

@@ -33,6 +33,7 @@ from synthorg.domain.enums import (
     Seniority,
     WorkState,
 )
+from synthorg.domain.records import take
 from synthorg.engine.columns import NEVER
 from synthorg.engine.events import EventBuffer
 from synthorg.llm.deliberation import PlanChoice, unpack
@@ -156,6 +157,22 @@ class LlmDesk:
         return self.situations.pop(call)
 
     # ---- the answers ---------------------------------------------------------------------------
+    def arrived(self, tick: int, landed: np.ndarray, approvals: int, ev: EventBuffer,
+                spend: np.ndarray, llm_spend: np.ndarray) -> np.ndarray:
+        """Takes in the deliberations among the actions due now and pays for the model's
+        work (also on approvals it reviewed); `llm_spend` gets it per department. Returns the
+        other actions."""
+        mine = landed["executor"] == self.executor
+        if mine.any():
+            thought = take(landed, mine)
+            llm_spend += self.llm_spent(thought)
+            self.landed(tick, thought, ev, spend)
+        if self.g.cfg.policies.approvals.mode == "llm":
+            reviewed = take(landed, landed["executor"] == approvals)
+            llm_spend += self.llm_spent(reviewed)
+            self.paid(reviewed, spend)
+        return take(landed, ~mine) if mine.any() else landed
+
     def landed(self, tick: int, rows: np.ndarray, ev: EventBuffer, spend: np.ndarray) -> None:
         """Deliberations due now: the model's cost is spent whatever became of the agent; one
         still waiting takes the plan (or, failed, none) and is back at work."""
