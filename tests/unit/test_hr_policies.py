@@ -36,7 +36,7 @@ def _feed(d: OrgDirectory, tick: int, quality: dict[str, float], per_agent: int 
         for i in range(per_agent):
             status = TaskStatus.completed if q > 0 else TaskStatus.failed
             rows.append((task, a, int(status), 0, tick - EVERY + 1 + 3 * i, tick - EVERY + 3 * i,
-                         q, 1000, 2, 0))
+                         q, 1000, 2, 0, 0))
             task += 1
     results = np.array(rows, dtype=RESULT_DTYPE)
     created = np.zeros(len(rows), dtype=TASK_DTYPE)

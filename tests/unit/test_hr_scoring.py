@@ -24,7 +24,7 @@ def _results(rows: list[tuple[int, int, int, int, float]]) -> np.ndarray:
     """(task, agent, status, finished, quality) rows."""
     out = np.zeros(len(rows), dtype=RESULT_DTYPE)
     for i, (task, agent, status, finished, quality) in enumerate(rows):
-        out[i] = (task, agent, status, 0, finished, finished - 1, quality, 1000, 1, 0)
+        out[i] = (task, agent, status, 0, finished, finished - 1, quality, 1000, 1, 0, 0)
     return out
 
 
