@@ -75,6 +75,9 @@ def summary_table(s: Summary, out: Path) -> Table:
         ("hires / fires / moves / promotions; headcount at end",
          f"{s.hires} / {s.fires} / {s.reassignments} / {s.promotions}; {s.headcount_end}"),
         ("cost", f"${s.cost_usd:,.2f}"),
+        *([("model calls (tokens in / out), cost",
+            f"{s.llm_calls} ({s.tokens_in:,} / {s.tokens_out:,}), ${s.cost_llm_usd:,.2f}")]
+          if s.mode == "llm" else []),
         ("agent-steps per second", f"{s.agent_steps_per_second:,.0f}"),
         ("wall seconds (ticks only)", f"{s.wall_seconds:.2f} ({s.tick_seconds:.2f})"),
         ("ledger_sha256", s.ledger_sha256),
