@@ -101,7 +101,7 @@ def test_the_timeseries_columns(startup):
     ts = pl.read_parquet(startup.run_dir / "timeseries.parquet")
     assert ts.columns == ["tick", "department", "headcount", "arrivals", "completed", "failed",
                           "queued", "busy", "load", "escalations", "cost_salary_usd",
-                          "cost_tools_usd"]
+                          "cost_tools_usd", "cost_llm_usd"]
     assert ts.height == 80 * 3
     s = startup.summary
     assert ts["arrivals"].sum() == s.tasks_created
