@@ -4,6 +4,7 @@ llama.cpp and hosted providers all work the same."""
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, Protocol
 
@@ -46,10 +47,13 @@ class OpenAIChat:
         body.update(model=request.model, messages=list(request.messages),
                     max_tokens=request.max_tokens, temperature=request.temperature)
         try:
-            # the SDK's client (auth, errors, connections) with the body sent as it is and the
-            # reply read as JSON: its typed path walks every node of the schema and builds a
-            # model of the reply on every request, most of the client's CPU at many in flight
-            response = await self._client.post("/chat/completions", body=body, cast_to=object)
+            # the SDK's client (auth, errors, connections) with the body sent as JSON bytes and
+            # the reply read as JSON: its typed path walks (and copies) every node of the
+            # schema and builds a model of the reply on every request, most of the client's
+            # CPU at many requests in flight
+            response = await self._client.post(
+                "/chat/completions", cast_to=object, content=json.dumps(body).encode(),
+                options={"headers": {"Content-Type": "application/json"}})
         except (openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError,
                 openai.InternalServerError) as e:
             raise ProviderError(f"{self.name}: {type(e).__name__}: {e}") from e
