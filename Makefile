@@ -39,7 +39,6 @@ run-llm: install sandbox-image
 	server=$$!; sleep 2; \
 	$(BIN)/synthorg run $(CONFIG) --out out/llm --overwrite --set llm.enabled=true \
 	  --set llm.base_url=http://127.0.0.1:$(LLM_PORT)/v1 --set llm.model=local \
-	  --set 'llm.agents.seniority=[senior,lead,executive]' \
 	  --record-cassette out/llm-cassette.jsonl; rc=$$?; kill $$server; exit $$rc
 
 clean:

@@ -22,7 +22,9 @@ TICKS = 30
 
 
 def llm_config(base_url: str | None, *extra: str):
+    # every agent reasons with the model (the company's own llm.agents names its seniors)
     sets = ["runtime.backend=local", "executors.sandbox.kind=delay", "llm.enabled=true",
+            "llm.agents.seniority=[]",
             "llm.model=fake-model", "llm.prices.fake-model.input_per_mtok=3",
             "llm.prices.fake-model.output_per_mtok=15", "llm.backoff_s=0.01"]
     if base_url is not None:
