@@ -274,6 +274,9 @@ def _fork_of(run_dir: Path) -> tuple[CompanyConfig, int, int] | None:
 def replay(
     run_dir: Annotated[Path, typer.Argument(help="a run directory written by `synthorg run`")],
     address: Annotated[str | None, typer.Option(help="Ray cluster address")] = None,
+    cassette: Annotated[Path | None, typer.Option(
+        help="LLM mode: the model's replies recorded with the run (--record-cassette); "
+        "without it the model is asked again")] = None,
 ) -> None:
     """Re-run a run's resolved config and seed; exit 0 if ledger_sha256 matches, 1 if not."""
     from synthorg.sim import manifest
@@ -292,6 +295,7 @@ def replay(
     except (ValueError, KeyError):
         raise fail(f"{summary_file}: not a synthorg summary", EXIT_MISUSE) from None
     cfg = _load(resolved, None)
+    replies = _cassette(cfg, None, cassette)
     from synthorg.sim import provenance
     from synthorg.sim.simulation import config_digest_of
 
@@ -303,7 +307,7 @@ def replay(
         record_of = record if cfg.policies.approvals.mode == "human" and record.is_file() else None
         if fork is None:
             result = _simulate(cfg, cfg.simulation.seed, cfg.simulation.ticks, Path(tmp),
-                               address, approvals_record=record_of)
+                               address, approvals_record=record_of, cassette=replies)
         else:  # the parent up to the fork tick (with a checkpoint there), then the fork
             parent_cfg, at_tick, parent_seed = fork
             _simulate(parent_cfg, parent_seed, at_tick + 1, Path(tmp) / "parent", address,

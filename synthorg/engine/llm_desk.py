@@ -81,6 +81,8 @@ class LlmDesk:
                         BudgetRule.allowed.value).astype(np.int8)
         own = d.agent_budget_micro[g.global_ids[cand]]
         rule[(rule == 0) & (own >= 0) & (a.period_spend[cand] >= own)] = BudgetRule.agent_budget
+        if not g.cfg.policies.budget.enforce:  # budgets only watched: nothing stops
+            rule[:] = BudgetRule.allowed
         stopped = rule != BudgetRule.allowed.value
         first = stopped & ~a.llm_stopped[cand]  # recorded once per agent and period
         ev.add(EventKind.llm_budget_exhausted, g.global_ids[cand[first]],

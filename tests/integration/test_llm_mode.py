@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import socket
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -182,6 +184,11 @@ def test_budgets_downgrade_the_tier_then_stop_deliberations(server, tmp_path):
                               & (pl.col("tick") > row["tick"] + cfg.llm.latency_ticks))
         assert later.height == 0
     assert result.summary.tool_calls > 0  # the stopped agents went on working
+    watched = run(cfg.model_copy(update={"policies": cfg.policies.model_copy(update={
+        "budget": cfg.policies.budget.model_copy(update={"enforce": False})})}),
+        tmp_path / "watched")
+    kinds = pl.read_parquet(watched.run_dir / "events.parquet")["kind"]
+    assert (kinds == "llm_budget_exhausted").sum() == 0 and (kinds == "llm_downgraded").sum() > 0
 
 
 def _reviews(run_dir: Path) -> list[tuple[str, str, str]]:
@@ -243,3 +250,19 @@ def test_a_cassette_replays_on_ray_in_groups(ray_session, server, tmp_path):
     on_ray = run(cfg, tmp_path / "ray", CassetteSpec(cassette, "replay"))
     assert on_ray.summary.groups >= 2
     assert on_ray.summary.ledger_sha256 == local.summary.ledger_sha256
+
+
+def test_the_cli_records_and_replays_a_run(server, tmp_path):
+    exe = Path(sys.executable).with_name("synthorg")
+    sets = ["--set", "runtime.backend=local", "--set", "executors.sandbox.kind=delay",
+            "--set", "llm.enabled=true", "--set", f"llm.base_url={server.base_url}",
+            "--set", "llm.model=local"]
+    cassette = tmp_path / "c.jsonl"
+    run_dir = tmp_path / "run"
+    done = subprocess.run([str(exe), "run", str(STARTUP), "--ticks", "12", "--out", str(run_dir),
+                           "--quiet", *sets, "--record-cassette", str(cassette)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    again = subprocess.run([str(exe), "replay", str(run_dir), "--cassette", str(cassette)],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
