@@ -11,7 +11,9 @@ import json
 from enum import IntEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
+
+from synthorg.llm.messages import parsed
 
 SCHEMA_NAME = "deliberation"
 
@@ -49,12 +51,7 @@ def reply_schema() -> dict[str, Any]:
 
 def parse(content: str | None) -> Deliberation | None:
     """The reply as a Deliberation, or None when it is not valid JSON of the schema."""
-    if not content:
-        return None
-    try:
-        return Deliberation.model_validate(json.loads(content))
-    except (ValidationError, ValueError, TypeError, RecursionError):
-        return None
+    return parsed(Deliberation, content)
 
 
 def decided(d: Deliberation) -> tuple[PlanChoice, bool, float]:

@@ -11,13 +11,14 @@ import threading
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from synthorg.actions.executors import Outcome
 from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import ActionStatus
 from synthorg.llm.cassette import CassetteSpec
 from synthorg.llm.line import ModelLine
+from synthorg.llm.messages import parsed
 
 SCHEMA_NAME = "approval"
 SYSTEM = (
@@ -80,7 +81,7 @@ class ModelJudge:
                 note = f"no answer: rejected (fails closed): {error}"[:400]
                 break
             used += self._line.usage(reply)
-            judged = _parse(reply.content)
+            judged = parsed(Judgement, reply.content)
             if judged is not None:
                 outcome = (int(ActionStatus.succeeded),
                            GRANTED if judged.decision == "grant" else REJECTED, *map(int, used))
@@ -95,11 +96,3 @@ class ModelJudge:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
 
-
-def _parse(content: str | None) -> Judgement | None:
-    if not content:
-        return None
-    try:
-        return Judgement.model_validate(json.loads(content))
-    except (ValidationError, ValueError, TypeError, RecursionError):
-        return None

@@ -6,9 +6,11 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -45,3 +47,13 @@ class ChatReply(BaseModel):
     tokens_out: int = Field(default=0, ge=0)
     model: str = ""  # the model that answered (as asked: prices are looked up by it)
     provider: str = ""
+
+
+def parsed(model: type[M], content: str | None) -> M | None:
+    """A reply's content as `model`, or None when it is not valid JSON of its schema."""
+    if not content:
+        return None
+    try:
+        return model.model_validate(json.loads(content))
+    except (ValidationError, ValueError, TypeError, RecursionError):
+        return None
