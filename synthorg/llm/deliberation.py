@@ -96,9 +96,9 @@ def tool_offer(situation: dict[str, Any]) -> tuple[dict[str, Any], ...]:
     """The task's tool as the API's `tools`: its arguments may take the values of the calls the
     task allows (the situation's `calls`)."""
     tool = situation.get("tool")
-    calls = tool.get("calls") if isinstance(tool, dict) else None
-    if not calls:
+    if not isinstance(tool, dict) or not tool.get("calls"):
         return ()
+    calls = tool["calls"]
     names = sorted({k for c in calls for k in c})
     properties = {k: {"type": "string", "enum": sorted({c[k] for c in calls if k in c})}
                   for k in names}
