@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import ray
 
+from synthorg.actions.executors import Outcome
 from synthorg.config.models import CompanyConfig
 from synthorg.errors import ActorCrashed
 from synthorg.llm.cassette import CassetteSpec
@@ -29,7 +30,7 @@ class SecOpsActor:
         self._office = SecOpsOffice(config, np.uint64(key), directory.agent_ids, Path(run_dir),
                                     Path(record) if record else None, cassette)
 
-    async def decide(self, requests: np.ndarray, contexts: list[str]) -> list[tuple[int, float]]:
+    async def decide(self, requests: np.ndarray, contexts: list[str]) -> list[Outcome]:
         return await self._office.decide(requests, contexts)
 
     def state(self) -> dict[str, int]:
