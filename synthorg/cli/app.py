@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 from rich.markup import escape
 
+from synthorg.cli import experiments
 from synthorg.cli.approvals import approvals_app
 from synthorg.cli.common import EXIT_FAILED, EXIT_MISUSE, console, fail, out_console
 from synthorg.cli.render import RunProgress, dashboard_hint, summary_table
@@ -206,6 +207,8 @@ secops_app = typer.Typer(no_args_is_help=True, help="SecOps: check tool calls as
 app.add_typer(secops_app, name="secops")
 app.add_typer(approvals_app, name="approvals")
 app.add_typer(sandbox_app, name="sandbox")
+app.command()(experiments.sweep)
+app.command()(experiments.tune)
 MAX_CALL_LINE = 1 << 20  # bytes of one input line; a longer one is reported, not read in
 
 
@@ -359,13 +362,24 @@ def bench(
                                       "curve against the local server (200 ms, 1..256 in "
                                       "flight) and megacorp with 200 leads reasoning with the "
                                       "model (--ticks)")] = False,
+    sweep: Annotated[int, typer.Option(min=0, max=1000, help="sweeps instead: this many runs "
+                                       "of the default company (--ticks, else its own length) "
+                                       "as one sweep and as separate `synthorg run` commands")
+                     ] = 0,
 ) -> None:
     """Performance figures as JSON lines: throughput, ray/local ratio, growth, memory. With
     --facts N: one line per stylised fact (effect, 95 % interval, whether it holds). With
     --secops: SecOps's fast path and what threats cost. With --sandbox: the sandbox's. With
     --agent-memory: long-term memory's; --memory-ab N: what memory buys, over N seeds. With
-    --llm: LLM mode's concurrency efficiency and a hybrid megacorp."""
+    --llm: LLM mode's concurrency efficiency and a hybrid megacorp. With --sweep N: a sweep's
+    runs per minute against separate commands."""
     from synthorg.bench import MEGACORP, memory_flat, throughput
+
+    if sweep:
+        from synthorg.experiments.bench import sweep_speed
+
+        print(json.dumps(sweep_speed(sweep, ticks if ticks != 50 else None)), flush=True)
+        return
 
     if sandbox:
         from sandbox.backend import SandboxUnavailable

@@ -51,7 +51,14 @@ from synthorg.sim.backend import Backend, RunPlan, expected_work, group_bounds, 
 from synthorg.sim.driver import Driver
 from synthorg.sim.local import LocalBackend
 from synthorg.sim.rundir import owned
-from synthorg.sim.summary import Summary, llm_figures, outcomes, security_figures, summarise
+from synthorg.sim.summary import (
+    Summary,
+    live_figures,
+    llm_figures,
+    outcomes,
+    security_figures,
+    summarise,
+)
 
 # Backends outside the domain package are found by name so synthorg/ never imports actors/.
 BACKENDS = {"ray": "actors.ray_backend:RayBackend"}
@@ -98,6 +105,7 @@ class Simulation:
         self.out = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="synthorg-"))
         self.address = address
         self.backend: Backend | None = None  # live during run(); tests use it to inject faults
+        self._driver: Driver | None = None
         self.notes: list[str] = []  # what a user should know about how the run went
         # fault injection for tests: called with "start", "capture" and "gather", the moments
         # a run talks to every actor outside a tick
@@ -116,6 +124,14 @@ class Simulation:
             start = ckpt.read(ckpt.latest(self.out))
             ckpt.verify_parts(self.out, start)
             return self._run(ticks or self._recorded_ticks(), on_tick, start=start)
+
+    def live_figures(self) -> dict[str, float]:
+        """While the run goes (from `on_tick`): summary fields known so far (LIVE_FIELDS);
+        reading them changes nothing in the run."""
+        if self.backend is None or self._driver is None:
+            raise MisuseError("live_figures: no run in progress")
+        totals = combine(self.backend.shard_totals(), self._driver.tick)
+        return live_figures(totals, int(self.backend.dept_spent().sum()))
 
     def _recorded_ticks(self) -> int | None:
         """The ticks this run directory's run was started with (config.resolved.yaml)."""
@@ -176,6 +192,7 @@ class Simulation:
         if sandboxed:
             _sandboxes_ready()
         backend, driver, good = self._begin(plan, backend_cls, start, digest, bounds)
+        self._driver = driver
         incidents = self._incidents_at_start
         try:
             tick_seconds = 0.0
@@ -206,7 +223,8 @@ class Simulation:
                         careers = (decisions_of(backend.org_decisions()), backend.hr_scores())
                         finished = True
                         break
-                    except ActorCrashed as crash:
+                    except ActorCrashed as first:
+                        crash = first
                         while True:  # a recovery can lose an actor too
                             incidents += 1
                             if incidents > MAX_RECOVERIES:
@@ -215,6 +233,7 @@ class Simulation:
                             try:
                                 backend, driver = self._recover(plan, backend, good,
                                                                 driver.tick, str(crash))
+                                self._driver = driver
                                 break
                             except ActorCrashed as again:
                                 crash = again

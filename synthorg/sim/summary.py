@@ -134,6 +134,26 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
     )
 
 
+# summary fields known while a run goes (counts of the ledger so far, money spent): at the last
+# tick they equal summary.json's, so a study can report progress in the units of its objective
+LIVE_FIELDS = ("tasks_created", "tasks_completed", "tasks_failed", "tool_calls",
+               "tool_calls_executed", "tool_calls_denied", "tool_calls_escalated",
+               "budget_blocked", "approvals", "approvals_requested", "approvals_rejected",
+               "escalations", "messages", "delegations", "help_requests", "help_declined",
+               "promotions", "demotions", "hires", "fires", "reassignments", "memory_writes",
+               "memory_searches", "security_incidents", "cost_usd")
+
+
+def live_figures(totals: LedgerTotals, spent_micro: int) -> dict[str, float]:
+    """LIVE_FIELDS of a run in progress."""
+    s = summarise(totals, tasks_open=0, mean_quality=0.0, cost_usd=spent_micro / MICRO,
+                  security_incidents=totals.event_counts["security_incident"], run_id="",
+                  company="", backend="", seed=0, ticks=totals.ticks, agents=0, headcount_end=0,
+                  groups=0, wall_seconds=0.0, tick_seconds=0.0, agent_steps_per_second=0.0)
+    dumped = s.model_dump()
+    return {k: float(dumped[k]) for k in LIVE_FIELDS}
+
+
 def llm_figures(actions: Path, reviews: bool) -> dict[str, int]:
     """The model's use in a run, from its actions: every deliberation, answered or failed,
     and with `reviews` (approvals mode llm) every approval it reviewed."""
