@@ -16,6 +16,7 @@ from actors.doorbell import Ringer
 from actors.hr_actor import RemoteHr
 from actors.ledger_writer import DirectSink, RemoteSink
 from actors.memory_actor import recall_of
+from actors.metrics import GroupMetrics
 from actors.secops_actor import approvals_of
 from actors.shm import Mailbox, OutputBoard
 from synthorg.actions.executors import ExecutorContext
@@ -72,6 +73,8 @@ class AgentGroupActor:
                                hr=RemoteHr(hr) if hr is not None else None)
         self._groups = len(bounds)
         self._index = index
+        self._metrics = GroupMetrics(run_key, run_path, config.company.name, index,
+                                     list(directory.dept_ids))
         self._ringer = Ringer(bell, index) if bell else None
         self._tick = -1  # the tick `advance` last stepped (rung for at the next one)
         # what the next `advance` steps on (compiled-graph pipeline; see actors/pipelines.py)
@@ -91,8 +94,10 @@ class AgentGroupActor:
              defer_record: bool = False, draw_next: bool = False) -> list[np.ndarray]:
         """route: the group per department; arrays: this group's inputs, flat (Ray resolves
         only top-level object refs; sim/channels.py)."""
-        return self._host.step(tick, route, from_flat(arrays, self._groups),
-                               defer_record=defer_record, draw_next=draw_next)
+        output = self._host.step(tick, route, from_flat(arrays, self._groups),
+                                 defer_record=defer_record, draw_next=draw_next)
+        self._metrics.maybe_update(tick, self._host)
+        return output
 
     def advance(self, tick: int, route: np.ndarray) -> tuple[np.ndarray, ...]:
         """`step` on the inputs `receive` kept; every group reads the whole output."""

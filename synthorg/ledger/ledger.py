@@ -284,6 +284,11 @@ class LedgerShard:
         self.sync()
         return self._totals
 
+    def counts(self) -> ShardTotals:
+        """The totals so far without waiting for writes in flight: counts are current, the
+        fingerprint may lag (for live metrics, never for the ledger's hash)."""
+        return self._totals
+
     def state(self) -> dict[str, object]:
         """Everything needed to continue from here; flushes so parts on disk are the offset."""
         self.sync()

@@ -39,9 +39,13 @@ class RunPlan:
     def executors(self) -> ExecutorContext:
         """What the run's executors need: a key of the run directory (stable across resume:
         it names the run's sandbox containers and workspaces)."""
-        where = str(self.run_dir.resolve()).encode()
-        return ExecutorContext(self.config, hashlib.blake2b(where, digest_size=6).hexdigest(),
-                               self.run_dir, self.cassette)
+        return ExecutorContext(self.config, run_key_of(self.run_dir), self.run_dir, self.cassette)
+
+
+def run_key_of(run_dir: Path) -> str:
+    """A short key of a run directory: names its sandboxes and tags its live metrics (the
+    same across resume)."""
+    return hashlib.blake2b(str(run_dir.resolve()).encode(), digest_size=6).hexdigest()
 
 
 class Backend(Protocol):
