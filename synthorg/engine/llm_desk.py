@@ -40,6 +40,7 @@ from synthorg.llm.deliberation import PlanChoice, unpack
 from synthorg.llm.selection import llm_agents
 from synthorg.loop.phases import check_work_transition
 from synthorg.loop.protocols import Evaluation, Plan, WorkBatch
+from synthorg.memory.texts import Renderer
 from synthorg.org.directory import OrgDirectory
 from synthorg.secops.forms import ORDINARY, THREAT_KINDS
 
@@ -63,6 +64,8 @@ class LlmDesk:
     def use(self, directory: OrgDirectory) -> None:
         g = self.g
         self.selected = llm_agents(g.cfg, directory, g.key)[g.lo:g.hi]
+        self.renderer = Renderer(directory.agent_ids, directory.type_ids, directory.skill_ids,
+                                 directory.dept_ids)
 
     # ---- before the batch: who deliberates now ----------------------------------------------
     def deliberate(self, tick: int, rows: np.ndarray, dept_spent: np.ndarray,
@@ -149,7 +152,10 @@ class LlmDesk:
             # what long-term memory retrieved for this task (engine/memory_desk.py)
             "remembered": {"experience_gain": round(float(a.experience[local]), 3),
                            "helpful_colleague": (d.agent_ids[int(a.mem_helper[local])]
-                                                 if a.mem_helper[local] >= 0 else None)},
+                                                 if a.mem_helper[local] >= 0 else None),
+                           **({"memories": [self.renderer.recalled(h) for h in
+                                            g.memory.recalled_by(local)]}
+                              if g.memory is not None else {})},
             "budget": {"department_spent_share": round(dept_spent[dept] / budget, 4)
                        if budget > 0 else None},
         }

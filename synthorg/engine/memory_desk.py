@@ -13,7 +13,15 @@ from synthorg.config.models import MemorySpec
 from synthorg.domain.enums import EventKind, Seniority, TaskStatus
 from synthorg.engine.events import EventBuffer
 from synthorg.memory.experience import experience
-from synthorg.memory.records import ORG, QUERY_DTYPE, WRITE_DTYPE, Category, Outcome
+from synthorg.memory.records import (
+    HIT_DTYPE,
+    ORG,
+    QUERY_DTYPE,
+    RECALLED_DTYPE,
+    WRITE_DTYPE,
+    Category,
+    Outcome,
+)
 from synthorg.memory.service import ARCHIVE, CHANGE_DTYPE, RESTORE
 
 if TYPE_CHECKING:
@@ -31,6 +39,9 @@ class MemoryDesk:
         self._seq = np.zeros(group.hi - group.lo, dtype=np.int32)
         self._seq_tick = -1
         self._org_writer = int(Seniority[spec.org_writers])
+        # what each agent that reasons with a model recalled for its current task: its prompt
+        # quotes them (engine/llm_desk.py); kept for those agents only, and in checkpoints
+        self.recalled = np.zeros(0, dtype=RECALLED_DTYPE)
 
     def _next_seq(self, tick: int, local: np.ndarray, count: int) -> np.ndarray:
         if tick != self._seq_tick:
@@ -121,14 +132,31 @@ class MemoryDesk:
         bonus, helper = experience(hits, len(started), self.spec)
         a.experience[started] = bonus
         a.mem_helper[started] = helper
+        if self.g.llm is not None:
+            self._keep_recalled(started, hits)
         found = np.bincount(hits["query"], minlength=len(started))[:len(started)]
         ev.add(EventKind.memory_searched, queries["agent"], queries["task"],
                target=found.astype(np.int32), value=bonus)
 
+    def _keep_recalled(self, started: np.ndarray, hits: np.ndarray) -> None:
+        reasoning = self.g.llm.selected  # type: ignore[union-attr]
+        kept = self.recalled[~np.isin(self.recalled["local"], started)]
+        mine = hits[reasoning[started[hits["query"]]]]
+        rows = np.zeros(len(mine), dtype=RECALLED_DTYPE)
+        for name in HIT_DTYPE.names or ():
+            rows[name] = mine[name]
+        rows["local"] = started[mine["query"]]
+        self.recalled = np.concatenate([kept, rows])
+
+    def recalled_by(self, local: int) -> np.ndarray:
+        """The memories `local` recalled for its current task, best first."""
+        return np.sort(self.recalled[self.recalled["local"] == local], order="rank")
+
     def state(self) -> dict[str, object]:
         writes = np.concatenate(self.writes) if self.writes else np.zeros(0, WRITE_DTYPE)
         return {"writes": writes, "changes": np.array(self.changes, dtype=CHANGE_DTYPE),
-                "seq": self._seq.copy(), "seq_tick": self._seq_tick}
+                "seq": self._seq.copy(), "seq_tick": self._seq_tick,
+                "recalled": self.recalled.copy()}
 
     def load(self, state: dict[str, object]) -> None:
         writes, changes = np.asarray(state["writes"]), np.asarray(state["changes"])
@@ -140,3 +168,8 @@ class MemoryDesk:
         self.changes = [(int(t), int(o), int(op)) for t, o, op in changes.tolist()]
         self._seq = seq.astype(np.int32).copy()
         self._seq_tick = int(state["seq_tick"])  # type: ignore[call-overload]
+        recalled = np.asarray(state.get("recalled", np.zeros(0, RECALLED_DTYPE)))
+        if recalled.dtype != RECALLED_DTYPE or (len(recalled) and not (
+                (recalled["local"] >= 0) & (recalled["local"] < len(self._seq))).all()):
+            raise ValueError("memory desk: recalled memories of the wrong shape")
+        self.recalled = recalled.copy()

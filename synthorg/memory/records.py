@@ -76,6 +76,9 @@ HIT_DTYPE = np.dtype([
     ("helper", "<i4"),
 ])
 
+# A hit kept for the agent (`local`: its index in its group) that recalled it.
+RECALLED_DTYPE = np.dtype([("local", "<i4"), *HIT_DTYPE.descr])
+
 # memory_key = tick << 32 | (agent + 1) << 8 | seq: unique per write, ordered by time
 _AGENT_BITS, _SEQ_BITS = 24, 8
 

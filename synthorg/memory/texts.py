@@ -48,6 +48,27 @@ class Renderer:
         return f"working on a {how_hard} {kind} task on {skill}"
 
 
+    def recalled(self, hit: np.void) -> str:
+        """A retrieved memory as an agent's prompt quotes it (from what a hit carries)."""
+        kind, skill = self.types[hit["type"]], self.skills[hit["skill"]]
+        a = "an" if kind[:1].lower() in "aeiou" else "a"
+        category = int(hit["category"])
+        if category == Category.episodic:
+            if hit["outcome"] == Outcome.completed:
+                return f"I completed {a} {kind} task on {skill} with quality {hit['quality']:.1f}"
+            return f"I failed {a} {kind} task on {skill}"
+        if category == Category.procedural:
+            if hit["helper"] >= 0:
+                return f"{self._agent(hit['helper'])} showed me how to do {kind} tasks on {skill}"
+            return f"lesson: {kind} tasks on {skill} go well when worked steadily"
+        if category == Category.social:
+            return f"{self._agent(hit['helper'])} helped me with {a} {kind} task on {skill}"
+        if category == Category.semantic:
+            owner = "the organisation" if hit["owner"] == ORG else self._agent(hit["owner"])
+            return f"{owner}: {kind} tasks on {skill} are done well here (quality {hit['quality']:.1f})"
+        return f"working on a {kind} task on {skill}"
+
+
 def tags_of(row: np.void) -> tuple[str, ...]:
     """What a memory records beyond its task (the task's type, skill, department and
     difficulty it only repeats): a write with none of these says nothing new."""

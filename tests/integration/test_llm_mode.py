@@ -5,6 +5,7 @@ time-outs and budgets. Runs are small (local backend, sandboxed tools as delay a
 from __future__ import annotations
 
 import json
+import re
 import socket
 import sqlite3
 import subprocess
@@ -66,6 +67,12 @@ def test_the_company_reasons_with_the_model_and_every_token_is_counted(llm_run):
     # a deliberation's situation is its arguments: the task and who asks
     situation = actions["arguments"][0]
     assert '"task":' in situation and '"you":' in situation
+    # ... and what long-term memory retrieved for the task, quoted
+    memories = [json.loads(text)["remembered"]["memories"] for text in actions["arguments"]]
+    quoted = [m for ms in memories for m in ms]
+    assert quoted and any(ms for ms in memories[-20:])
+    assert all(re.match(r"(I completed|I failed|lesson:|the organisation:|[\w.-]+ (showed|helped"
+                        r")|[\w.-]+: )", m) for m in quoted), quoted[:5]
     tasks = pl.read_parquet(llm_run.run_dir / "tasks.parquet")
     ended = tasks.filter(pl.col("status") != "open")
     assert 0 < ended["tokens"].sum() <= s.tokens_in + s.tokens_out
@@ -266,3 +273,18 @@ def test_the_cli_records_and_replays_a_run(server, tmp_path):
     again = subprocess.run([str(exe), "replay", str(run_dir), "--cassette", str(cassette)],
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
+
+
+def test_kill_and_resume_of_an_llm_run_asks_the_same_questions(server, tmp_path):
+    """The prompts after a resume are those of the uninterrupted run (what each agent recalled
+    for its task is in the checkpoint), so a server that answers by the request gives the
+    same ledger."""
+    from tests.conftest import interrupted_at
+
+    cfg = llm_config(server.base_url, "runtime.checkpoint_every=20")
+    whole = synthorg.Simulation(cfg, seed=0, out=tmp_path / "whole").run(ticks=80)
+    sim = synthorg.Simulation(cfg, seed=0, out=tmp_path / "cut")
+    interrupted_at(sim, 80, 50)
+    resumed = synthorg.Simulation(cfg, seed=0, out=tmp_path / "cut").resume()
+    assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
+    assert resumed.summary.llm_calls == whole.summary.llm_calls > 0
