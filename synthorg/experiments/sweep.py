@@ -24,7 +24,9 @@ from synthorg.experiments.spec import ExperimentSpec, Resources
 
 # what a run reserves beyond its CPUs: a process with its imports, plus state per agent
 BASE_MEMORY_MB, MEMORY_MB_PER_AGENT = 600, 0.15
-IN_FLIGHT_PER_CPU = 2
+# tasks submitted at a time: enough to keep every CPU busy, and for an autoscaling cluster
+# to see the demand, without a config per run of a huge sweep in the object store
+IN_FLIGHT_PER_CPU, MIN_IN_FLIGHT = 2, 32
 # runs.parquet is rebuilt from the row files at most this often (and when the sweep ends):
 # the row files are the record, the tables a view that must not cost O(runs) per run
 TABLES_EVERY_S = 2.0
@@ -47,7 +49,9 @@ class SweepReport:
 def task_options(resources: Resources, config: CompanyConfig) -> dict[str, Any]:
     memory_mb = resources.memory_mb or int(BASE_MEMORY_MB
                                            + MEMORY_MB_PER_AGENT * config.agent_count())
-    return {"num_cpus": resources.cpus, "memory": memory_mb * 1024 * 1024, "max_retries": 0}
+    # a lost worker or node (OOM kill, preemption) gets one more try; an error in the run
+    # does not (Ray retries exceptions only when asked)
+    return {"num_cpus": resources.cpus, "memory": memory_mb * 1024 * 1024, "max_retries": 1}
 
 
 def run_one(config: CompanyConfig, seed: int, run_dir: str) -> dict[str, Any]:
@@ -102,7 +106,7 @@ def sweep(spec: ExperimentSpec, runs: list[Run], out: Path, retry_failed: bool =
         written = time.monotonic()
         remote = ray.remote(run_one)
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        limit = max(2, IN_FLIGHT_PER_CPU * cpus)
+        limit = max(MIN_IN_FLIGHT, IN_FLIGHT_PER_CPU * cpus)
         pending: dict[Any, tuple[Run, Path]] = {}
         queue = list(reversed(todo))
         if on_change is not None:
