@@ -17,10 +17,15 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: install sandbox-image
-	$(BIN)/synthorg run $(CONFIG) --out out/default --overwrite
+	$(BIN)/synthorg run $(CONFIG) --out out/default --overwrite --report
 
-test: install sandbox-image
+test: install sandbox-image browser
 	$(BIN)/python -m pytest -q
+
+# headless Chromium for the report's tests (Playwright drives Debian's, not a download)
+.PHONY: browser
+browser:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 lint: install
 	$(BIN)/ruff check synthorg actors sandbox tests benchmarks

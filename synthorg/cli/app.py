@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 from rich.markup import escape
 
-from synthorg.cli import experiments
+from synthorg.cli import experiments, report
 from synthorg.cli.approvals import approvals_app
 from synthorg.cli.common import EXIT_FAILED, EXIT_MISUSE, console, fail, out_console
 from synthorg.cli.render import RunProgress, dashboard_hint, summary_table
@@ -144,6 +144,8 @@ def run(
     replay_cassette: Annotated[Path | None, typer.Option(
         help="LLM mode: answer the model's requests from this file (no server needed)")
     ] = None,
+    report_: Annotated[bool, typer.Option(
+        "--report", help="write DIR/report.html (`synthorg report`) when the run ends")] = False,
 ) -> None:
     """Run one simulation and write summary.json, events/tasks/agents parquet.
 
@@ -179,10 +181,18 @@ def run(
                        quiet=quiet or json_,
                        cassette=_cassette(cfg, record_cassette, replay_cassette))
     summary = result.summary  # type: ignore[attr-defined]
+    page = None
+    if report_:
+        from synthorg.report import ReportError, write_report
+
+        try:
+            page = write_report(out).path
+        except ReportError as exc:  # the run is recorded; only its page failed
+            raise fail(f"the run finished, its report did not: {exc}", EXIT_FAILED) from None
     if json_:
         print(json.dumps(summary.model_dump(), indent=2))
     elif not quiet:
-        out_console.print(summary_table(summary, out))
+        out_console.print(summary_table(summary, out, page))
     if not summary.conservation_ok:
         raise fail("task conservation violated: created != completed + failed + open",
                     EXIT_FAILED)
@@ -209,6 +219,7 @@ app.add_typer(approvals_app, name="approvals")
 app.add_typer(sandbox_app, name="sandbox")
 app.command()(experiments.sweep)
 app.command()(experiments.tune)
+app.command()(report.report)
 MAX_CALL_LINE = 1 << 20  # bytes of one input line; a longer one is reported, not read in
 
 
@@ -362,6 +373,9 @@ def bench(
                                       "curve against the local server (200 ms, 1..256 in "
                                       "flight) and megacorp with 200 leads reasoning with the "
                                       "model (--ticks)")] = False,
+    report_bench: Annotated[bool, typer.Option(
+        "--report", help="the HTML report instead: megacorp over --ticks (default 200), "
+        "then how long its report takes and its size")] = False,
     sweep: Annotated[int, typer.Option(min=0, max=1000, help="sweeps instead: this many runs "
                                        "of the default company (--ticks, else its own length) "
                                        "as one sweep and as separate `synthorg run` commands")
@@ -374,6 +388,12 @@ def bench(
     --llm: LLM mode's concurrency efficiency and a hybrid megacorp. With --sweep N: a sweep's
     runs per minute against separate commands."""
     from synthorg.bench import MEGACORP, memory_flat, throughput
+
+    if report_bench:
+        from synthorg.report.bench import report_speed
+
+        print(json.dumps(report_speed(ticks if ticks != 50 else 200)), flush=True)
+        return
 
     if sweep:
         from synthorg.experiments.bench import sweep_speed

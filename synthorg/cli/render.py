@@ -48,7 +48,7 @@ def dashboard_hint(url: str | None) -> str:
     )
 
 
-def summary_table(s: Summary, out: Path) -> Table:
+def summary_table(s: Summary, out: Path, report: Path | None = None) -> Table:
     table = Table(title=f"{s.company} — seed {s.seed}, {s.ticks} ticks, {s.agents} agents "
                         f"({s.backend}, {s.groups} group{'s' if s.groups != 1 else ''})",
                   show_header=False)
@@ -82,6 +82,7 @@ def summary_table(s: Summary, out: Path) -> Table:
         ("wall seconds (ticks only)", f"{s.wall_seconds:.2f} ({s.tick_seconds:.2f})"),
         ("ledger_sha256", s.ledger_sha256),
         ("outputs", str(out)),
+        *([("report", str(report))] if report is not None else []),
     ]
     for k, v in rows:
         table.add_row(k, v)

@@ -68,7 +68,9 @@ def collect(path: Path, build: Callable[[], pl.LazyFrame | pl.DataFrame]) -> pl.
     try:
         frame = build()
         return frame.collect() if isinstance(frame, pl.LazyFrame) else frame
-    except (pl.exceptions.PolarsError, OSError) as exc:
+    # a damaged file can also make the reader panic (a BaseException, not an Exception)
+    except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError,
+            ValueError) as exc:
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ReportError(f"{path}: unreadable ({reason})") from None
 
@@ -109,12 +111,12 @@ class RunData:
     bucket: int  # ticks summed into one point of a time series
     since: int  # distributions count tasks finished from this tick (a fork's tick, or 0)
     # per (tick bucket, department): arrivals, completed, failed, escalations and costs
-    # summed; queued and headcount averaged; load = busy / headcount over the bucket
+    # summed; queued, headcount and busy averaged; load = busy / headcount over the bucket
     per_tick: pl.DataFrame
     events: pl.DataFrame  # per (tick bucket, kind) of SECOPS_KINDS: n
     incidents: pl.DataFrame  # per (tick bucket, threat_kind): n, cost_usd
     hr: pl.DataFrame  # per (tick bucket, kind) of HR_KINDS: n, who (a few agents), reasons
-    lead_times: pl.DataFrame  # completed tasks per (department, lead_time bin): n
+    lead_times: pl.DataFrame  # completed tasks per (department, lead_time bin): n (lead_time_bin)
     quality: pl.DataFrame  # completed tasks per (department, quality bin): n
     org: pl.DataFrame  # per department: heads and headcounts at start and end, joins, leaves
     roles: pl.DataFrame  # per (department, role) in the org at the end: n
@@ -142,7 +144,7 @@ def load_run(path: Path, label: str | None = None, since: int = 0) -> RunData:
         events=_event_counts(path / EVENTS, bucket),
         incidents=_incidents(path / EVENTS, bucket),
         hr=_hr_events(path / EVENTS, bucket, departments),
-        lead_times=_lead_times(path / TASKS, since),
+        lead_times=_lead_times(path / TASKS, since, lead_time_bin(ticks)),
         quality=_quality(path / TASKS, since),
         org=_org(path, heads, departments, per_tick),
         roles=collect(path / AGENTS, lambda: pl.scan_parquet(path / AGENTS)
@@ -157,13 +159,14 @@ def _bucketed(bucket: int) -> pl.Expr:
 
 
 def _per_tick(path: Path, bucket: int) -> pl.DataFrame:
-    sums = ("arrivals", "completed", "failed", "escalations", "busy", "cost_salary_usd",
+    sums = ("arrivals", "completed", "failed", "escalations", "cost_salary_usd",
             "cost_tools_usd", "cost_llm_usd")
     return collect(path, lambda: (
         pl.scan_parquet(path)
         .group_by(_bucketed(bucket), "department")
         .agg(*(pl.col(c).sum() for c in sums),
-             pl.col("queued").mean(), pl.col("headcount").mean(),
+             # levels, not flows: their mean over the bucket
+             pl.col("queued", "headcount", "busy").mean(),
              (pl.col("busy").sum() / pl.col("headcount").sum().clip(lower_bound=1)).alias("load"))
         .with_columns((pl.col("cost_salary_usd") + pl.col("cost_tools_usd")
                        + pl.col("cost_llm_usd")).alias("cost_usd"))
@@ -171,11 +174,19 @@ def _per_tick(path: Path, bucket: int) -> pl.DataFrame:
 
 
 def _event_counts(path: Path, bucket: int) -> pl.DataFrame:
-    return collect(path, lambda: (
-        pl.scan_parquet(path).select("tick", "kind")
-        .filter(pl.col("kind").is_in(SECOPS_KINDS))
-        .group_by(_bucketed(bucket), "kind").agg(n=pl.len())
-        .sort("tick", "kind")))
+    """Per (tick bucket, kind); the pseudo-kind `harmful_blocked` counts harmful calls that
+    SecOps denied or whose approval was refused (as the summary's harmful_blocked)."""
+    def build() -> pl.LazyFrame:
+        events = pl.scan_parquet(path).select("tick", "kind", "harmful")
+        by_kind = (events.filter(pl.col("kind").is_in(SECOPS_KINDS))
+                   .group_by(_bucketed(bucket), "kind").agg(n=pl.len()))
+        blocked = (events.filter(pl.col("kind").is_in(["tool_denied", "approval_rejected"])
+                                 & pl.col("harmful").fill_null(False))
+                   .group_by(_bucketed(bucket)).agg(pl.lit("harmful_blocked").alias("kind"),
+                                                    n=pl.len()))
+        return pl.concat([by_kind, blocked]).sort("tick", "kind")
+
+    return collect(path, build)
 
 
 def _incidents(path: Path, bucket: int) -> pl.DataFrame:
@@ -215,16 +226,17 @@ def _finished_since(path: Path, since: int) -> pl.LazyFrame:
             .filter((pl.col("status") == "completed") & (pl.col("finished") >= since)))
 
 
-def _lead_times(path: Path, since: int) -> pl.DataFrame:
-    def build() -> pl.DataFrame:
-        done = _finished_since(path, since).select("department", "lead_time_ticks")
-        top = done.select(pl.col("lead_time_ticks").max()).collect().item() or 0
-        width = max(1, math.ceil((top + 1) / LEAD_TIME_BINS))
-        return (done.group_by("department", (pl.col("lead_time_ticks") // width * width)
-                              .alias("lead_time"))
-                .agg(n=pl.len()).sort("department", "lead_time").collect())
+def lead_time_bin(ticks: int) -> int:
+    """Ticks per bin of the lead-time histogram: one tick, or wider for long runs (a lead
+    time is at most the run's length)."""
+    return max(1, math.ceil((ticks + 1) / LEAD_TIME_BINS))
 
-    return collect(path, build)
+
+def _lead_times(path: Path, since: int, width: int) -> pl.DataFrame:
+    return collect(path, lambda: (
+        _finished_since(path, since).select("department", "lead_time_ticks")
+        .group_by("department", (pl.col("lead_time_ticks") // width * width).alias("lead_time"))
+        .agg(n=pl.len()).sort("department", "lead_time")))
 
 
 def _quality(path: Path, since: int) -> pl.DataFrame:

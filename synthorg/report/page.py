@@ -11,13 +11,14 @@ from typing import Any
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-FIGURE_HEIGHT = 380
-# one look for every figure; set on each so that a figure's JSON carries no default template
+FIGURE_HEIGHT = 420
+# one look for every figure (set on each by `styled`)
 LAYOUT: dict[str, Any] = {
     "template": "plotly_white",
     "height": FIGURE_HEIGHT,
-    "margin": {"l": 60, "r": 20, "t": 50, "b": 45},
-    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "left", "x": 0},
+    "margin": {"l": 60, "r": 20, "t": 60, "b": 110},
+    # below the axis title: above the plot it would cover subplot titles
+    "legend": {"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
     "hovermode": "closest",
     "font": {"size": 12},
 }
@@ -30,6 +31,7 @@ class Plot:
     title: str
     figure: go.Figure
     caption: str = ""
+    wide: bool = False  # the page's whole width (many panels)
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def _plot(p: Plot, index: int) -> str:
     div = p.figure.to_html(full_html=False, include_plotlyjs=False, config=PLOT_CONFIG,
                            div_id=f"figure-{index}", default_height=f"{FIGURE_HEIGHT}px")
     caption = f'<p class="caption">{html.escape(p.caption)}</p>' if p.caption else ""
-    return f'<div class="figure">{div}{caption}</div>'
+    return f'<div class="figure{" wide" if p.wide else ""}">{div}{caption}</div>'
 
 
 def plots_of(sections: Sequence[Section]) -> list[Plot]:
@@ -126,12 +128,17 @@ body { font-family: system-ui, sans-serif; margin: 0 2rem 3rem; color: #222; }
 header p { margin: 0.2rem 0; color: #555; }
 nav ul { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; padding: 0; list-style: none; }
 h2 { border-bottom: 1px solid #ddd; padding-bottom: 0.3rem; margin-top: 2.2rem; }
-.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 1rem; }
+/* auto-fill, not auto-fit: a figure draws while the page is parsed, when the grid holds only
+   the items parsed so far; the columns must already have their final width */
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 1rem; }
 .figure, .table { min-width: 0; }
+.table { overflow-x: auto; }
+.wide { grid-column: 1 / -1; }
 .caption { color: #666; font-size: 0.85rem; margin: 0.2rem 0 0.6rem; }
 .note { color: #666; font-style: italic; }
 table { border-collapse: collapse; font-size: 0.85rem; }
-th, td { border: 1px solid #ddd; padding: 0.2rem 0.5rem; text-align: right; }
+th, td { border: 1px solid #ddd; padding: 0.2rem 0.5rem; text-align: right;
+         overflow-wrap: break-word; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: #f4f4f4; position: sticky; top: 0; }
 """
