@@ -31,11 +31,12 @@ def _exe() -> str:
     return str(Path(sys.executable).with_name("synthorg"))
 
 
-def machine_speedup(rounds: int = 2) -> float | None:
+def machine_speedup(rounds: int = 3) -> float | None:
+    """The median of benchmarks/machine_capacity.py's rounds (5,000-agent runs), if present."""
     if not CAPACITY.is_file():
         return None
-    done = subprocess.run([sys.executable, str(CAPACITY), "--rounds", str(rounds),
-                           "--agents", "2000"], capture_output=True, text=True, timeout=1800)
+    done = subprocess.run([sys.executable, str(CAPACITY), "--rounds", str(rounds)],
+                          capture_output=True, text=True, timeout=1800)
     lines = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
     return lines[-1].get("speedup_median") if lines else None
 
