@@ -19,6 +19,10 @@ class ConfigError(MisuseError):
         super().__init__(f"invalid config {source}:\n{lines}")
 
 
+class RunDirBusy(MisuseError):
+    """Another live process holds the run directory."""
+
+
 class RunFailure(SynthorgError):
     """A simulation run could not complete; it is recorded, never silent."""
 

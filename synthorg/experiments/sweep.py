@@ -8,6 +8,7 @@ with its error, not a failed sweep.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import tempfile
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from synthorg.config.models import CompanyConfig
+from synthorg.errors import RunDirBusy
 from synthorg.experiments import rows as store
 from synthorg.experiments.points import Run
 from synthorg.experiments.spec import ExperimentSpec, Resources
@@ -27,6 +29,9 @@ BASE_MEMORY_MB, MEMORY_MB_PER_AGENT = 600, 0.15
 # tasks submitted at a time: enough to keep every CPU busy, and for an autoscaling cluster
 # to see the demand, without a config per run of a huge sweep in the object store
 IN_FLIGHT_PER_CPU, MIN_IN_FLIGHT = 2, 32
+# a run directory still held by a worker of an interrupted sweep is waited for this many s
+BUSY_TRIES = 60
+CANCEL_WAIT_S = 30.0
 # runs.parquet is rebuilt from the row files at most this often (and when the sweep ends):
 # the row files are the record, the tables a view that must not cost O(runs) per run
 TABLES_EVERY_S = 2.0
@@ -68,7 +73,15 @@ def run_one(config: CompanyConfig, seed: int, run_dir: str) -> dict[str, Any]:
         out.mkdir(parents=True, exist_ok=True)
     except PermissionError:  # a node without the driver's volume: the run's files stay here
         out = Path(tempfile.gettempdir()) / "synthorg-sweeps" / out.name
-    result = Simulation(config, seed=seed, out=out, overwrite=True).run()
+    for attempt in range(BUSY_TRIES):
+        try:
+            result = Simulation(config, seed=seed, out=out, overwrite=True).run()
+            break
+        except RunDirBusy:
+            # the same run of an interrupted or killed sweep, in a worker still going down
+            if attempt == BUSY_TRIES - 1:
+                raise
+            time.sleep(1.0)
     return {"summary": result.summary.model_dump(), "wall_s": round(time.perf_counter() - started, 3),
             "node": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(),
             "run_dir": str(out)}
@@ -139,5 +152,9 @@ def sweep(spec: ExperimentSpec, runs: list[Run], out: Path, retry_failed: bool =
             report.interrupted = True
             for ref in pending:
                 ray.cancel(ref, force=True)
+            # return once the runs have stopped, so none still writes its directory when the
+            # same command starts it again (a second Ctrl-C stops waiting)
+            with contextlib.suppress(KeyboardInterrupt, Exception):
+                ray.wait(list(pending), num_returns=len(pending), timeout=CANCEL_WAIT_S)
         store.write_tables(out, list(all_rows.values()), params)
         return report

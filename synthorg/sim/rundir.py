@@ -16,7 +16,7 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-from synthorg.errors import MisuseError
+from synthorg.errors import MisuseError, RunDirBusy
 from synthorg.ledger.ledger import INCIDENTS_LOG, PARTS_DIR
 from synthorg.memory.factory import MEMORY_DIR
 from synthorg.sim.checkpoint import DIR_NAME as CHECKPOINTS_DIR
@@ -45,8 +45,8 @@ def owned(run_dir: Path, fresh: bool, overwrite: bool = False) -> Iterator[None]
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
-            raise MisuseError(f"{run_dir}: in use by another run (pid {holder}); wait for it "
-                              "to end or choose another --out") from None
+            raise RunDirBusy(f"{run_dir}: in use by another run (pid {holder}); wait for it "
+                             "to end or choose another --out") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         if fresh:

@@ -204,3 +204,32 @@ def test_a_studys_objective_is_checked_before_any_trial(ray_session, tmp_path):
     (tmp_path / "b.yaml").write_text(yaml.safe_dump(raw))
     result = _tune(tmp_path / "b.yaml", "--out", tmp_path / "b")
     assert result.exit_code == 2 and "ASHA" in result.output, result.output
+
+
+def test_a_run_waits_for_its_directory_while_another_process_lets_go(ray_session, tmp_path):
+    """A worker of an interrupted sweep may still hold a run's directory when the same
+    command starts the run again: the new run waits for it instead of failing."""
+    import threading
+
+    from synthorg.experiments.sweep import run_one
+    from synthorg.sim.rundir import owned
+
+    cfg = synthorg.load_config(REPO / "tests" / "data" / "startup.yaml", [
+        "simulation.ticks=10", "tools.analyse.executor=null", "runtime.backend=local"])
+    run_dir = tmp_path / "run"
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with owned(run_dir, fresh=False):
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(10)
+    threading.Timer(2.0, release.set).start()
+    t0 = time.monotonic()
+    outcome = run_one(cfg, 0, str(run_dir))
+    holder.join()
+    assert time.monotonic() - t0 >= 1.5
+    assert outcome["summary"]["ticks"] == 10 and outcome["run_dir"] == str(run_dir)
