@@ -12,6 +12,7 @@ import ray
 
 from synthorg.config.models import CompanyConfig
 from synthorg.errors import ActorCrashed
+from synthorg.llm.cassette import CassetteSpec
 from synthorg.memory.factory import build_memory
 from synthorg.memory.shards import Exchange, sharded
 from synthorg.org.directory import OrgDirectory
@@ -20,8 +21,9 @@ from synthorg.org.directory import OrgDirectory
 @ray.remote(num_cpus=0)
 class MemoryActor:
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, run_dir: str,
-                 shard: int) -> None:
-        self._service = build_memory(config, directory, Path(run_dir), shard)
+                 shard: int, key: int, cassette: CassetteSpec | None = None) -> None:
+        self._service = build_memory(config, directory, Path(run_dir), shard, np.uint64(key),
+                                     cassette)
 
     def exchange(self, tick: int, writes: np.ndarray, queries: np.ndarray,
                  changes: np.ndarray) -> np.ndarray:
@@ -29,6 +31,9 @@ class MemoryActor:
 
     def export(self) -> dict[str, object]:
         return self._service.export()
+
+    def facts_stats(self) -> np.ndarray:
+        return self._service.facts_stats.copy()
 
     def load(self, data: dict[str, object]) -> None:
         self._service.load(data)

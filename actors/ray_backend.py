@@ -242,7 +242,7 @@ class RayBackend:
         self.memory = [
             MemoryActor.options(  # type: ignore[attr-defined]
                 name=f"memory:{k}", namespace=ns, scheduling_strategy=here).remote(
-                    cfg_ref, dir_ref, str(plan.run_dir), k)
+                    cfg_ref, dir_ref, str(plan.run_dir), k, int(plan.key), plan.cassette)
             for k in range(memory.shards if memory.enabled else 0)]
         # careers: a department actor per department and the HR/metrics actor, which reviews
         # between ticks from the rows the groups hand it
@@ -345,6 +345,9 @@ class RayBackend:
 
     def memory_state(self) -> list[dict[str, object]]:
         return wait([m.export.remote() for m in self.memory], -1)
+
+    def memory_facts(self) -> list[np.ndarray]:
+        return wait([m.facts_stats.remote() for m in self.memory], -1)
 
     def dept_spent(self) -> np.ndarray:
         running = wait([self.groups[0].dept_spent.remote()], -1)[0]

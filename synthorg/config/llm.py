@@ -85,6 +85,13 @@ class LlmSpec(Frozen):
         "drawn as in deterministic mode"))
     judge_tier: TierName = Field(default="large", description=(
         "the tier that reviews escalated calls with `policies.approvals.mode: llm`"))
+    memory_facts: bool = Field(default=True, description=(
+        "with memory on: the model states the facts each memory of a reasoning agent keeps "
+        "(fact extraction, as Mem0 does with infer=True, through this client and its "
+        "cassettes); false: memories keep the record of what happened, as in "
+        "deterministic mode"))
+    memory_facts_tier: TierName = Field(default="small", description=(
+        "the tier that extracts memories' facts"))
 
     @model_validator(mode="after")
     def _servers(self) -> LlmSpec:

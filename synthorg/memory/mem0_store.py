@@ -9,7 +9,8 @@ against ~0.3 ms for an agent's own collection). Points carry Mem0's payload (`da
 `Memory.get_all` / `Memory.search` read a run's store as any Mem0 store; writes go in batches
 through Mem0's own vector store and history (`Memory.add` embeds and commits one message at a
 time). Mem0's embedder is the run's (embedders.py), its LLM a loopback address never called
-(deterministic mode adds with `infer=False` semantics: no fact extraction).
+(writes go in with `infer=False` semantics; in LLM mode the facts are extracted before, by the
+project's own client: memory/facts.py).
 
 Determinism: point ids are UUIDs made of the project's keys, never Mem0's random ones; created_at is simulated
 time; ranking recomputes each candidate's score in float64 from its stored vector and breaks

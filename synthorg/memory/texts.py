@@ -1,5 +1,6 @@
-"""The words of memories and queries, rendered from rows by the memory service (deterministic
-mode; in LLM mode the model writes them). What the words say decides what is similar: a
+"""The words of memories and queries, rendered from rows by the memory service: the record of
+what happened (in LLM mode the model states the facts of a reasoning agent's record:
+memory/facts.py). What the words say decides what is similar: a
 memory of a `bugfix` on `testing` is near a new `bugfix`, further from a `feature` on
 `python`, unrelated to an `incident`."""
 

@@ -80,6 +80,10 @@ class Backend(Protocol):
         """Each memory shard's content as plain data (none without memory); after
         `snapshot`."""
 
+    def memory_facts(self) -> list[np.ndarray]:
+        """Each memory shard's fact extraction counts (memory/facts.py STATS)."""
+        ...
+
     def dept_spent(self) -> np.ndarray:
         """Micro-USD spent per department so far (after `settle`)."""
 

@@ -25,7 +25,8 @@ class LocalBackend:
         self.office = SecOpsOffice(cfg, plan.key, d.agent_ids, plan.run_dir,  # owns security
                                    plan.approvals_record, plan.cassette)
         # long-term memory: one service, which the groups call in turn
-        self.memory = build_memory(cfg, d, plan.run_dir) if cfg.memory.enabled else None
+        self.memory = (build_memory(cfg, d, plan.run_dir, 0, plan.key, plan.cassette)
+                       if cfg.memory.enabled else None)
         recall = self.memory.exchange if self.memory is not None else None
         # careers: the HR office and the departments' desks, reviewing between ticks
         self.desks = [DepartmentDesk(cfg, k) for k in range(len(d.dept_ids))]
@@ -73,6 +74,9 @@ class LocalBackend:
 
     def memory_state(self) -> list[dict[str, object]]:
         return [self.memory.export()] if self.memory is not None else []
+
+    def memory_facts(self) -> list[np.ndarray]:
+        return [self.memory.facts_stats.copy()] if self.memory is not None else []
 
     def secops_state(self) -> dict[str, int]:
         return self.office.state()

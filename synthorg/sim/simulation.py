@@ -41,6 +41,7 @@ from synthorg.ledger.tables import (
     write_timeseries,
 )
 from synthorg.llm.cassette import CassetteSpec
+from synthorg.memory.facts import figures as memory_facts_figures
 from synthorg.llm.selection import llm_agents
 from synthorg.org.decisions import OrgDecision, decisions_of
 from synthorg.org.directory import MICRO, OrgDirectory
@@ -221,6 +222,7 @@ class Simulation:
                         agent_rows = backend.agent_rows()
                         spent = backend.dept_spent()
                         careers = (decisions_of(backend.org_decisions()), backend.hr_scores())
+                        facts = backend.memory_facts()
                         finished = True
                         break
                     except ActorCrashed as first:
@@ -245,7 +247,7 @@ class Simulation:
 
                 remove(plan.executors.run_key, keep_workspaces=not finished)  # for resume
         return self._finish(plan, totals, open_tasks, agent_rows, spent, ticks, started,
-                            tick_seconds, incidents, careers, keep_parts=bool(every))
+                            tick_seconds, incidents, careers, facts, keep_parts=bool(every))
 
     def _begin(self, plan: RunPlan, backend_cls: Callable[[RunPlan], Backend],
                start: ckpt.Checkpoint | None, digest: str, bounds: tuple[tuple[int, int], ...]
@@ -338,7 +340,7 @@ class Simulation:
                 agent_rows: list[dict[str, np.ndarray]], spent: np.ndarray, ticks: int,
                 started: float, tick_seconds: float, incidents: int,
                 careers: tuple[list[OrgDecision], pl.DataFrame | None],
-                keep_parts: bool) -> RunResult:
+                facts: list[np.ndarray], keep_parts: bool) -> RunResult:
         directory = plan.directory
         parts = self.out / PARTS_DIR
         write_events(self.out, part_files(parts, "events") + part_files(parts, "incidents"),
@@ -347,6 +349,7 @@ class Simulation:
                             directory, dict(open_tasks))
         figures = outcomes(tasks, *timeseries_totals(part_files(parts, "timeseries")))
         figures.update(security_figures(self.out / "events.parquet"))
+        figures.update(memory_facts_figures(facts))
         decisions, scores = careers
         final = OrgTimeline(self.config, directory, [d for d in decisions if d.tick < ticks])
         final.advance(ticks - 1)

@@ -66,6 +66,14 @@ class Summary(BaseModel):
     memory_writes: int = 0  # memories agents wrote (episodic, lessons, organisation, social;
     # one an owner already holds word for word is stored once)
     memory_searches: int = 0  # retrievals: one per task taken up, with memory on
+    # LLM mode: writes whose facts the model stated (memory/facts.py), those it found nothing
+    # in (not stored), those with no valid reply (the record stored), and what it cost (the
+    # memory system's, apart from the agents' budgets and cost_usd)
+    memory_facts_extracted: int = 0
+    memory_facts_empty: int = 0
+    memory_facts_failed: int = 0
+    memory_facts_tokens: int = 0
+    memory_facts_cost_usd: float = 0.0
     llm_calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0

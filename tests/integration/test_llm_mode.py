@@ -19,7 +19,7 @@ import synthorg
 from synthorg.errors import MisuseError
 from synthorg.llm.cassette import CassetteSpec
 from synthorg.llm.fake_server import FakeServerProcess
-from tests.conftest import STARTUP
+from tests.conftest import DEFAULT_COMPANY, STARTUP
 
 TICKS = 30
 
@@ -288,3 +288,80 @@ def test_kill_and_resume_of_an_llm_run_asks_the_same_questions(server, tmp_path)
     resumed = synthorg.Simulation(cfg, seed=0, out=tmp_path / "cut").resume()
     assert resumed.summary.ledger_sha256 == whole.summary.ledger_sha256
     assert resumed.summary.llm_calls == whole.summary.llm_calls > 0
+    # memories' facts asked in flight at the checkpoint are asked again: the same counts
+    facts = [f"memory_facts_{k}" for k in ("extracted", "empty", "failed", "tokens", "cost_usd")]
+    assert ([getattr(resumed.summary, f) for f in facts]
+            == [getattr(whole.summary, f) for f in facts])
+    assert whole.summary.memory_facts_extracted > 0
+
+
+def _stored(run_dir: Path, agent_ids: list[str]) -> dict[str, list[dict]]:
+    """Each owner's memories as Mem0 reads them from the run's store (text and payload)."""
+    from synthorg.memory.embedders import HashingEmbedder
+    from synthorg.memory.mem0_store import Mem0Store
+
+    store = Mem0Store(run_dir / "memory" / "shard-0", HashingEmbedder(), tuple(agent_ids))
+    try:
+        return {name: store.mem0_view(i).get_all(filters={"user_id": name})["results"]
+                for i, name in enumerate(agent_ids)}
+    finally:
+        store.close()
+
+
+def test_the_model_states_the_facts_a_reasoning_agents_memories_keep(tmp_path):
+    """Fact extraction in LLM mode, Mem0 over embedded Qdrant: the leads reason with the model
+    and their memories keep the facts it stated (its replies, as the cassette recorded them);
+    the others keep the record of what happened. Replayed with no server: the same ledger
+    and the same memories."""
+    cassette = tmp_path / "cassette.jsonl"
+    sets = ["runtime.backend=local", "executors.sandbox.kind=delay", "llm.enabled=true",
+            "llm.agents.seniority=[lead]", "llm.model=fake-model",
+            "llm.prices.fake-model.input_per_mtok=3", "llm.prices.fake-model.output_per_mtok=15"]
+    with FakeServerProcess(latency=0.01, seed=3) as live:
+        cfg = synthorg.load_config(DEFAULT_COMPANY, [*sets, f"llm.base_url={live.base_url}"])
+        recorded = synthorg.Simulation(cfg, seed=0, out=tmp_path / "rec",
+                                       cassette=CassetteSpec(cassette, "record")).run(ticks=40)
+    s = recorded.summary
+    assert s.memory_facts_extracted > 0 and s.memory_facts_failed == 0
+    assert s.memory_facts_tokens > 0 and s.memory_facts_cost_usd > 0
+    # what the model said, as the cassette recorded each extraction's reply
+    said = set()
+    for line in cassette.read_text().splitlines()[1:]:
+        entry = json.loads(line)
+        content = (entry.get("reply") or {}).get("content") or ""
+        try:
+            facts = json.loads(content).get("facts")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(facts, list) and facts:
+            said.add("; ".join(" ".join(f.split()) for f in facts))
+    agents = pl.read_parquet(recorded.run_dir / "agents.parquet")
+    ids = agents.sort("agent_index")["agent"].to_list()
+    leads = set(agents.filter(pl.col("seniority") == "lead")["agent"])
+    stored = _stored(recorded.run_dir, ids)
+    by_model = [m for a in leads for m in stored.get(a, [])]
+    by_record = [m for a, ms in stored.items() if a not in leads for m in ms]
+    assert by_model and by_record
+    assert all("facts" in m["metadata"]["tags"] and m["memory"] in said for m in by_model)
+    assert not any("facts" in m["metadata"]["tags"] for m in by_record)
+    assert all(re.match(r"(completed|failed|lesson:|[\w.-]+ (showed|helped))", m["memory"])
+               for m in by_record)
+    # the server is gone: the cassette answers, the same run comes out
+    replayed = synthorg.Simulation(cfg, seed=0, out=tmp_path / "play",
+                                   cassette=CassetteSpec(cassette, "replay")).run(ticks=40)
+    assert replayed.summary.ledger_sha256 == s.ledger_sha256
+    assert replayed.summary.memory_facts_extracted == s.memory_facts_extracted
+    again = _stored(replayed.run_dir, ids)
+    assert sorted(m["memory"] for a in leads for m in again.get(a, [])) == \
+        sorted(m["memory"] for m in by_model)
+
+
+def test_extraction_without_a_valid_reply_keeps_the_record_and_counts_it(tmp_path):
+    # deliberations are answered; every request for a memory's facts gets prose, not JSON
+    script = [{"match": "what_happened", "content": "I think they did fine."}]
+    with FakeServerProcess(latency=0.01, script=script) as bad:
+        result = run(llm_config(bad.base_url, "llm.invalid_retries=1"), tmp_path / "bad")
+    s = result.summary
+    assert s.memory_facts_extracted == 0 and s.memory_facts_empty == 0
+    assert s.memory_facts_failed > 0
+    assert s.memory_facts_tokens > 0  # the invalid replies were paid for
