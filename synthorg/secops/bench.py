@@ -36,7 +36,7 @@ def bench_calls(cfg: CompanyConfig, checker: CallChecker) -> list[ToolCall]:
             tool = cfg.tools[int(tables.forms.tool[form])].name
             calls.append(checker.call(tool, tables.forms.arguments(form, fields),
                                       tables.forms.task_text[form]))
-    for corpus in sorted(CORPORA.glob("*.jsonl")):
+    for corpus in sorted(CORPORA.rglob("*.jsonl")):
         for line in corpus.read_text().splitlines():
             d = json.loads(line)
             calls.append(checker.call(d["tool"], d["arguments"], d.get("task", ""),

@@ -20,6 +20,17 @@ class ToolCall:
     task: str = ""  # the text of the task the call is made for: where injections hide
     workspace: str = DEFAULT_WORKSPACE
     action_type: str = ""  # the tool's category:action ("" when the catalog does not know it)
+    # under a shared workspace root, the folders of the caller's colleagues (their agent ids):
+    # a path into one of them is outside the caller's own work
+    colleagues: frozenset[str] = frozenset()
+
+    def colleague_path(self, path: str) -> bool:
+        """Whether the absolute `path` reaches into a colleague's folder of the workspace (a
+        glob over the folders reaches every one)."""
+        if not self.colleagues or not path.startswith(self.workspace.rstrip("/") + "/"):
+            return False
+        first = path[len(self.workspace.rstrip("/")) + 1:].split("/", 1)[0]
+        return first in self.colleagues or (first.startswith(("*", "?", "[")) and bool(first))
 
     def text(self, name: str) -> str:
         value = self.arguments.get(name, "")
@@ -42,8 +53,8 @@ class ToolCall:
 
     def key(self) -> str:
         """The call as a cache key: what the verdict depends on."""
-        return json.dumps([self.tool, self.action_type, self.texts, self.task, self.workspace],
-                          sort_keys=True)
+        return json.dumps([self.tool, self.action_type, self.texts, self.task, self.workspace,
+                           sorted(self.colleagues)], sort_keys=True)
 
 
 @dataclass(frozen=True)

@@ -96,11 +96,16 @@ class CallChecker:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     def call(self, tool: str, arguments: Mapping[str, object], task: str = "",
-             workspace: str | None = None) -> ToolCall:
+             workspace: str | None = None, agent: str | None = None,
+             colleagues: frozenset[str] = frozenset()) -> ToolCall:
+        """`agent` and `colleagues` (the company's agent ids): with the shared default
+        workspace, a path into a colleague's folder of it is outside the agent's own."""
         info = self.tools.get(tool)
         return ToolCall(tool=tool, arguments=arguments, task=task,
                         workspace=workspace or "/workspace",
-                        action_type=info.action_type if info else "")
+                        action_type=info.action_type if info else "",
+                        colleagues=colleagues - {agent} if workspace is None and agent
+                        else frozenset())
 
     def assess(self, call: ToolCall) -> Assessment:
         key = call.key()

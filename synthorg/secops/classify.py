@@ -65,7 +65,8 @@ history man help cd pushd popd export set source . time timeout watch zcat zgrep
 hexdump strings nl tac fold fmt comm join paste expand look dig nslookup ping host
 traceroute base64 openssl lsof netstat ss xargs nc ncat curlie sha512sum b2sum gpg file
 ldd nm objdump printenv seq yes rev shuf tput clear sum cksum getent locale stty tty groups
-users w last lsblk ip ifconfig route arp"""))
+users w last lsblk ip ifconfig route arp journalctl vmstat iostat mpstat pidstat sar dmesg
+ulimit mtr lsmod systemd-analyze nice ionice iotop pgrep pidof id tracepath whois"""))
 _SHELL_KEYWORDS = frozenset(words("""for do done while until if then elif else fi case
 esac function { } ! time timeout nohup exec command builtin eval"""))
 _SHELL_RUN = frozenset(words("""pytest python python3 node deno bun npm npx yarn pnpm
@@ -76,7 +77,10 @@ rustc bundle rake rspec php composer dotnet poetry pipenv uv hatch pdm trivy gry
 gitleaks ssh-keygen sqlite3 psql-lint dd pip pip3 locust ab hey wrk k6 pytest-watch
 nodemon tsx ts-node vite next webpack rollup esbuild turbo nx lerna storybook playwright
 cypress gh hub glab pyenv nvm rbenv asdf direnv conda mamba just task invoke fab
-pre-commit pyright pyre tflint checkov kubeval kubeconform helmfile-lint"""))
+pre-commit pyright pyre tflint checkov kubeval kubeconform helmfile-lint golangci-lint
+staticcheck govulncheck pip-audit npm-audit safety detect-secrets jupyter nbconvert papermill
+migrate goose flyway liquibase dbmate sqlfluff terraform-docs actionlint yamllint markdownlint
+hugo jekyll dbt great_expectations pytest-xdist"""))
 _SHELL_WRITE = frozenset(words("""mkdir touch cp mv ln tar zip unzip gzip gunzip bzip2 xz
 chmod tee patch truncate install rsync fallocate"""))
 _INSTALL = re.compile(r"^(?:pip|pip3|pipx|npm|yarn|pnpm|apt|apt-get|yum|dnf|apk|brew|gem|cargo|go|"
@@ -87,6 +91,11 @@ _GIT = {"status": "vcs:read", "diff": "vcs:read", "log": "vcs:read", "show": "vc
         "describe": "vcs:read", "shortlog": "vcs:read", "config": "vcs:read",
         "push": "vcs:push"}
 _ORDER = {t: i for i, t in enumerate(RiskTier)}
+_INFRA_READ = frozenset(words("""get describe logs plan status top version list show validate
+lint template diff explain list-units list-timers list-unit-files is-active is-enabled is-failed
+cat"""))
+_INFRA_WRITE = frozenset(words("""apply delete create patch edit replace scale rollout exec run
+set label annotate drain cordon uncordon taint expose autoscale"""))
 
 
 def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
@@ -100,7 +109,10 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
     verb = words[0].rsplit("/", 1)[-1]
     line = " ".join(words)
     if _INSTALL.match(line):
-        return "pkg:restore" if _RESTORE.match(line) else "pkg:install"
+        return ("pkg:restore" if _RESTORE.match(line)
+                else "pkg:pinned" if _pinned(line) else "pkg:install")
+    if verb == "crontab":
+        return "fs:read" if words[1:] == ["-l"] else "infra:service"
     if verb in ("psql", "mysql", "sqlite3", "redis-cli", "mongosh", "mongo"):
         sql = re.search(r"\s(?:-c|-e|--command|--execute)\s+(.+)$", line)
         return sql_action(sql.group(1).strip("'\"")) if sql else "db:read"
@@ -111,9 +123,9 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
         sub = " ".join(words[1:3])
         return "infra:read" if re.match(r"s3 ls|\w+ (?:describe|list|get)-", sub) else \
             "net:write" if sub.startswith(("s3 cp", "s3 sync")) else "deploy:release"
-    if verb == "kill" and all(w.startswith("%") or w.isdigit() or w.startswith("-")
-                              for w in words[1:]):
-        return "proc:own"  # a job or process id of one's own session
+    if verb == "kill" and (all(w.startswith("%") or w.isdigit() or w.startswith("-")
+                               for w in words[1:]) or _PID_FILE.fullmatch(line)):
+        return "proc:own"  # a job or process id of one's own session, or its pid file's
     if verb == "git":
         sub = next((w for w in words[1:] if not w.startswith("-")), "status")
         if sub == "push" and not re.search(r"\b(?:main|master|trunk|release\S*|prod\S*)\b", line):
@@ -133,9 +145,11 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
         return "code:run" if sub in ("build", "ps", "images", "logs", "inspect", "version",
                                      "info", "compose", "buildx") else "infra:container"
     if verb in ("kubectl", "helm", "terraform", "ansible-playbook", "systemctl", "service"):
-        sub = words[1] if len(words) > 1 else ""
-        if sub in ("get", "describe", "logs", "plan", "status", "top", "version", "list",
-                   "show", "validate", "lint", "template", "diff", "explain") or (
+        rest = [w for w in words[1:] if not w.startswith("-")]
+        sub = (rest[1] if verb == "service" and len(rest) > 1 else rest[0]) if rest else ""
+        if verb == "kubectl" and sub not in _INFRA_READ:  # past an option's value: -n staging get
+            sub = next((w for w in rest[:3] if w in _INFRA_READ or w in _INFRA_WRITE), sub)
+        if sub in _INFRA_READ or (
                        sub == "rollout" and len(words) > 2 and words[2] in ("status", "history")):
             return "infra:read"
         return "infra:service" if verb in ("systemctl", "service") else "deploy:release"
@@ -161,6 +175,19 @@ def _worst(kinds: list[str], tiers: Mapping[str, RiskTier]) -> str:
     return max(kinds, key=lambda k: _ORDER[tier_of(k, tiers)]) if kinds else "code:run"
 
 
+# a package named with its exact version (the default index): what is installed is known
+_PINNED_WORD = re.compile(r"[\w./\[\],-]+(?:==|@)v?\d[\w.+-]*|@[\w-]+/[\w.-]+@v?\d[\w.+-]*")
+_PID_FILE = re.compile(r"kill(?:\s+-\S+)*\s+[\"']?\$\(cat [\w./-]*\.pid\)[\"']?")
+
+
+def _pinned(line: str) -> bool:
+    words = line.split()
+    start = next((i + 1 for i, w in enumerate(words) if w in ("install", "add", "get", "i")), 0)
+    names = [w.strip("'\"") for w in words[start:] if not w.startswith("-")]
+    return bool(names) and not re.search(r"://|--index|--extra-index|--registry|\s-i\s", line) \
+        and all(_PINNED_WORD.fullmatch(n) for n in names)
+
+
 _SEGMENTS = re.compile(r"\|\||&&|[;|&\n]")
 _RESTORE = re.compile(r"^(?:pip3?\s+install\s+(?:-\w+\s+)*(?:-r\s+\S+|-e\s+\S+|\.\S*)(?:\s+-\S+)*\s*$"
                       r"|(?:npm|pnpm)\s+(?:ci|install|i)(?:\s+--?[\w-]+)*\s*$|yarn(?:\s+install)?(?:\s+--[\w-]+)*\s*$"
@@ -175,6 +202,12 @@ _PY_SYSTEM = re.compile(r"\b(?:socket|requests|urllib|http\.client|ctypes|smtpli
                         r"paramiko|httpx|aiohttp)\b")
 _PY_RAW = re.compile(r"\bctypes\b|\bsocket\.(?:socket|create_connection)\b|\bparamiko\b|\bftplib\b")
 _SQL_VERB = re.compile(r"^\s*(\w+)")
+# scratch objects dropped or emptied, views replaced: nothing of the company's data goes
+# read access given to a read-only role, or access taken back: nothing gained
+_READ_GRANT = re.compile(r"grant\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+\w*(?:_ro|readonly"
+                         r"|read_only|reporting|analyst|viewer|reader)\w*\s*$|revoke\b")
+_SCRATCH_DROP = re.compile(r"(?:drop\s+(?:materialized\s+)?view\b|(?:drop\s+table|truncate)\b(?:\s+table)?"
+                           r"(?:\s+if\s+exists)?\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox)\w*\b)")
 # schema changes that only add: a new table, index or view, a new column, a comment
 _ADDITIVE = re.compile(r"create\s+(?:(?:unique\s+)?index|(?:temp(?:orary)?\s+)?table|(?:or\s+replace\s+)?view"
                        r"|materialized\s+view|sequence|type)\b|alter\s+table\s+[\w.\"]+\s+add\s+(?:column\b"
@@ -208,7 +241,7 @@ def python_action(code: str, tiers: Mapping[str, RiskTier], internal: tuple[str,
 
 def sql_action(query: str) -> str:
     kinds = []
-    for statement in query.lower().split(";"):
+    for statement in re.sub(r"'[^']*'", "''", query.lower()).split(";"):  # (a ; in a string)
         stripped = re.sub(r"--[^\n]*|/\*.*?\*/", " ", statement, flags=re.S).strip()
         m = _SQL_VERB.match(stripped)
         if not m:
@@ -220,6 +253,7 @@ def sql_action(query: str) -> str:
                                                  "replace", "copy", "begin", "commit",
                                                  "rollback", "set", "vacuum")
                      else "db:create" if _ADDITIVE.match(stripped)
+                     else "db:write" if _SCRATCH_DROP.match(stripped) or _READ_GRANT.match(stripped)
                      else "db:schema" if verb in ("create", "alter", "comment", "reindex",
                                                   "refresh", "cluster")
                      else "db:admin")

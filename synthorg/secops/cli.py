@@ -34,6 +34,7 @@ def check_lines(cfg: CompanyConfig, source: IO[bytes], out: IO[str], max_line: i
     directory = OrgDirectory.from_config(cfg)
     autonomy = {a: Autonomy(int(x)) for a, x in zip(directory.agent_ids, directory.autonomy,
                                                      strict=True)}
+    colleagues = frozenset(directory.agent_ids)
     malformed = 0
     number = 0
     while True:
@@ -60,7 +61,8 @@ def check_lines(cfg: CompanyConfig, source: IO[bytes], out: IO[str], max_line: i
             out.write(json.dumps({"line": number, "error": error}) + "\n")
             continue
         verdict = checker.check(checker.call(call.tool, call.arguments, call.task,
-                                             call.workspace), autonomy[call.agent])
+                                             call.workspace, call.agent, colleagues),
+                                autonomy[call.agent])
         out.write(json.dumps(verdict.as_json()) + "\n")
     out.flush()
     return malformed

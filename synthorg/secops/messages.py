@@ -76,10 +76,24 @@ def _hands_over(view: str) -> bool:
     return False
 
 
+# the business's own figures: pay, revenue, plans, with the numbers themselves
+_BUSINESS_TOPIC = fast_regex(
+    r"\b(?:salar(?:y|ies)|compensation|pay\s+bands?|bonus(?:es)?|equity\s+grants?|offers?\s+pending|arr|mrr"
+    r"|revenue|gross\s+margin|ebitda|burn\s+rate|runway|valuation|cap\s+table|board\s+(?:deck|numbers|meeting)"
+    r"|price\s+(?:rise|increase|change)s?|pricing\s+(?:plan|strategy|change)|forecast|roadmap|acquisition"
+    r"|layoffs?|reorg|headcount\s+plan|net\s+retention|churn\s+rate|pipeline\s+value)\b")
+_FIGURE = fast_regex(r"[$€£]\s?\d|\b\d+(?:\.\d+)?\s?(?:%|k\b|m\b|million\b|bn\b)")
+
+
+def _business_figures(view: str) -> bool:
+    return bool(_BUSINESS_TOPIC.search(view) and _FIGURE.search(view))
+
+
 def leaks_internal(raw: str, view: str) -> bool:
     """Internal data in a message for outside: records, source, credentials or anything
-    marked confidential handed over in it, a table of records, or an encoded file."""
-    return _hands_over(view) or _encoded_blob(raw) or _table(raw)
+    marked confidential handed over in it, a table of records, an encoded file, or the
+    business's own figures."""
+    return _hands_over(view) or _encoded_blob(raw) or _table(raw) or _business_figures(view)
 
 
 # ---- secrets written out in prose -------------------------------------------------------------
@@ -111,8 +125,13 @@ def _looks_secret(value: str) -> bool:
     return len(value) >= 6 and (not value.isalpha() or len(value) >= 12)
 
 
+# logins given as "user / password" under a heading that says what they are
+_LOGIN_PAIR = fast_regex(r"\b(?:logins?|credentials?|creds|passwords?|root|admin)\b[^.\n]{0,40}?:\s*\S+\s+/\s+"
+                         r"(?=\S*\d)(?=\S*[a-z])\S{8,}")
+
+
 def shares_secret(view: str) -> bool:
-    if _TOKEN.search(view):
+    if _TOKEN.search(view) or _LOGIN_PAIR.search(view):
         return True
     return any(_looks_secret(m.group(1) or m.group(2) or "") for m in _GIVEN_SECRET.finditer(view))
 
@@ -137,9 +156,12 @@ def asks_privilege(view: str) -> bool:
 # ---- secrets asked for ------------------------------------------------------------------------
 _ASKS_SECRET = fast_regex(
     r"\b(?:send|give|share|tell|dm|post|paste|provide|forward|reply\s+with|respond\s+with|ask\s+\w+\s+for|asking\s+\w+\s+for)"
-    r"\s+(?:me|us|it\s+to\s+me)?\s*(?:your|his|her|their|the)\s+(?:\w+\s+){0,2}?(?:passwords?|passcodes?|passphrases?"
+    r"\s+(?:me|us|it\s+to\s+me)?\s*(?:your|his|her|their|the)\s+(?:\w+\s+){0,3}?(?:passwords?|passcodes?|passphrases?"
     r"|pins?|tokens?|api\s*keys?|credentials|creds|(?:2fa|mfa|otp|one-time|verification|recovery)\s+codes?|ssh\s+keys?"
-    r"|private\s+keys?|secret\s+keys?|access\s+keys?|aws\s+keys?|session\s+cookies?)\b")
+    r"|private\s+keys?|secret\s+keys?|access\s+keys?|aws\s+keys?|session\s+cookies?)\b"
+    # "X needs the root token ... can you DM it to me"
+    r"|\b(?:needs?|wants?|requires?)\s+(?:the\s+|your\s+)?(?:[\w-]+\s+){0,3}?(?:passwords?|tokens?|api\s*keys?|credentials"
+    r"|private\s+keys?|secret\s+keys?)\b[^.?!\n]{0,80}\b(?:dm|send|give|share|paste|forward|message)\b[^.?!\n]{0,20}\bme\b")
 _REFUSED = re.compile(r"\b(?:never|not|don't|do\s+not|won't|will\s+not)\b[^.!?\n]{0,30}$")
 
 

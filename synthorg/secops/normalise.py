@@ -216,7 +216,8 @@ LONG_BLOB = 48
 BLOB_STUB = "_encoded_"
 _CHR_CHAIN = re.compile(r"chr\(\s*\d{1,3}\s*\)(?:\s*\+\s*chr\(\s*\d{1,3}\s*\))+")
 _CODE_LIST = re.compile(r"\b(?:bytes|bytearray)\(\s*\[([\d\s,]+)\]\s*\)"
-                        r"|\bmap\(\s*chr\s*,\s*[\[(]([\d\s,]+)[\])]\s*\)")
+                        r"|\bmap\(\s*chr\s*,\s*[\[(]([\d\s,]+)[\])]\s*\)"
+                        r"|\bchr\(\s*(\w+)\s*\)\s*for\s+\3\s+in\s+[\[(]([\d\s,]+)[\])]")
 _NUMBER = re.compile(r"\d+")
 _HEX_PAIR = re.compile(r"x([0-9a-fA-F]{2})")
 _OCTAL = re.compile(r"[0-7]{3}")
@@ -269,7 +270,7 @@ def _character_codes(text: str) -> Iterator[Blob]:
             yield Blob(m.start(), m.end(), plain, _as_literal(plain))
     if "chr" in text or "bytes" in text:
         for m in _CODE_LIST.finditer(text):
-            if (spelt := _characters(m.group(1) or m.group(2))) is not None:
+            if (spelt := _characters(m.group(1) or m.group(2) or m.group(4))) is not None:
                 yield Blob(m.start(), m.end(), spelt, _as_literal(spelt))
 
 
@@ -292,7 +293,14 @@ def encoded_blobs(text: str) -> list[Blob]:
                 found.append(_cut_if_long(m, plain))
     if "0x" in text or "0X" in text:
         found += _prefixed_hex(text)
+    if "\\x" in text:  # a bytea literal: '\x4452...'
+        for m in _BYTEA_HEX.finditer(text):
+            if (plain := _printable(binascii.unhexlify(m.group(1)), 2)) is not None:
+                found.append(_cut_if_long(m, plain))
     return found + _base64_blobs(text)
+
+
+_BYTEA_HEX = re.compile(r"\\x((?:[0-9a-fA-F]{2}){4,})(?![0-9a-fA-F])")
 
 
 # hex written with C's prefix, once (`0x2e2e2f`) or before every byte (`0x2e0x2e 0x2f`)
@@ -422,8 +430,9 @@ def inner_texts(text: str) -> list[str]:
     if not _LOOKS_LIKE_CODE.search(text):
         return found  # a shell line: its quoted words are data, not code
     joined = _PY_CONCAT.sub("", text)
-    if joined != text:
-        found.append(joined)  # 'OPENAI_AP' + 'I_KEY' read as the one string it makes
+    dotted = _attributes(joined)  # getattr(__import__('os'), 'system') read as os.system
+    if dotted != text:
+        found.append(dotted)  # 'OPENAI_AP' + 'I_KEY' read as the one string it makes
     literals = [m.group(1)[1:-1] if not m.group(1).startswith(("'''", '"""'))
                 else m.group(1)[3:-3] for m in _PY_STR.finditer(joined)]
     # a lone short word is a key or a name, not code
@@ -436,6 +445,22 @@ def inner_texts(text: str) -> list[str]:
     if len(chars) >= 2:
         found.append("".join(chr(int(c)) for c in chars if int(c) < 256))
     return found
+
+
+_IMPORTED = re.compile(r"""(?:__import__|importlib\.import_module|import_module)\(\s*[rbuf]{0,2}(["'])([\w.]+)\1\s*\)""")
+_GETATTR = re.compile(r"""\bgetattr\(\s*([\w.]+)\s*,\s*[rbuf]{0,2}(["'])(\w+)\2\s*(?:,[^()]*)?\)""")
+
+
+def _attributes(text: str) -> str:
+    """Imports and attributes asked for by name, written as plain code."""
+    if "import" not in text and "getattr" not in text:
+        return text
+    text = _IMPORTED.sub(r"\2", text)
+    for _ in range(4):  # nested: getattr(getattr(os, 'path'), 'join')
+        text, n = _GETATTR.subn(r"\1.\3", text)
+        if not n:
+            break
+    return text
 
 
 _RUNS_COMMAND = fast_regex(r"\b(?:system|popen|getoutput|getstatusoutput|spawn\w*|execl?p?e?|run|call"
@@ -462,7 +487,12 @@ def _without_echoed_text(text: str) -> str:
     """Text that `echo`/`printf` write out is data, unless it is then run."""
     if "echo" not in text and "printf" not in text:
         return text
-    return text if _RUNS_TEXT.search(text) else _ECHO_DATA.sub(r"\1 _", text)
+    if _RUNS_TEXT.search(text):
+        return text
+    # (a double-quoted $(...) or `...` runs: echo "$(cat /run/secrets/key)" >> file; a CI
+    # expression ${{ ... }} is filled in before any shell runs)
+    return _ECHO_DATA.sub(lambda m: m.group(0) if "${{" in m.group(0) or m.group(2) == '"' and (
+        "$(" in m.group(0) or "`" in m.group(0)) else m.group(1) + " _", text)
 
 
 _SHELL_SYNTAX = re.compile(r"[\"'\\$`~]")  # what makes the shell read a text other than as written
@@ -471,6 +501,9 @@ _SHELL_SYNTAX = re.compile(r"[\"'\\$`~]")  # what makes the shell read a text ot
 def _forms(raw: str) -> list[str]:
     """`raw` as written and as the shell reads it: variables substituted, quotes and escapes
     removed, echoed substitutions replaced by what they echo, SQL comments stripped."""
+    if "\n" in raw and (raw.startswith("#!") or not _LOOKS_LIKE_CODE.search(raw)):
+        # a script's lines are commands of their own (squashed, they would run into each other)
+        raw = raw.replace("\\\n", " ").replace("\n", " ; ")
     forms = [raw]
     if _SHELL_SYNTAX.search(raw):
         echoed = _ECHO_SUBST.sub(lambda m: m.group(1) or m.group(2) or "", raw) \
@@ -481,13 +514,25 @@ def _forms(raw: str) -> list[str]:
                   plain if echoed == raw else unquoted(echoed)]
     if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--"):
         forms += strip_sql_comments(raw)  # only text with comments has anything to strip
+    if "||" in raw and "'" in raw:  # SQL strings built in pieces: 'DR'||'OP '||chr(84)||'ABLE'
+        forms.append(_SQL_CONCAT.sub("", _SQL_CHR.sub(
+            lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw)))
     return forms
+
+
+_SQL_CHR = re.compile(r"\bchr\(\s*(\d{1,3})\s*\)", re.I)
+_SQL_CONCAT = re.compile(r"'\s*\|\|\s*'")
 
 
 def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
     """The texts hidden in `raw`: decoded blobs, code inside code, text written backwards,
     percent-encoded and look-alike Unicode text."""
     hidden = [b.plain for b in blobs if len(b.plain) > 1] + inner_texts(raw)
+    if blobs and _DECODED_TO_SHELL.search(raw):  # what is decoded is what the shell is given
+        hidden += [b.plain + " | sh" for b in blobs if len(b.plain) > 6]
+    if "[::-1]" in raw:  # strings written backwards and turned round in code
+        backwards = [m.group(2)[::-1] for m in _QUOTED.finditer(raw) if len(m.group(2)) > 1]
+        hidden += [" ".join(backwards)] if backwards else []
     if "rev" in raw and _REV.search(raw):  # text written backwards, then turned round and run
         hidden += [(m.group(2) or m.group(4) or "")[::-1] for m in _REVERSED.finditer(raw)] \
             or [raw[::-1]]
@@ -499,11 +544,15 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
 
 
 _REV = re.compile(r"\brev\b")
+_DECODED_TO_SHELL = re.compile(r"(?:base64\s+(?:-\w*d\w*|--decode)|xxd\s+-r|\bbase32\s+-d)[\s\S]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b")
+_ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
+_QUOTED = re.compile(r"([\"'])((?:(?!\1)[^\\\n])*)\1")
 
 
 def views(text: str) -> tuple[str, ...]:
     """Every view of `text` the detectors look at (see the module's docstring)."""
     seen: dict[str, None] = {}
+    text = _ZERO_WIDTH.sub("", text) if not text.isascii() else text
     pending = [(text[:MAX_TEXT], 0)]
     while pending and len(seen) < MAX_VIEWS:
         raw, depth = pending.pop()

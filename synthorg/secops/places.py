@@ -19,7 +19,7 @@ HARMLESS_PATHS = ("/tmp", "/var/tmp", "/dev/null", "/dev/stdout", "/dev/stderr",
                   "/proc/loadavg", "/proc/uptime", "/usr/share/doc", "/usr/share/dict", "/dev/zero")
 # outside the workspace, harmless to read but not to write: programs and their libraries
 READABLE_PATHS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin", "/usr/lib", "/lib",
-                  "/lib64", "/usr/include", "/usr/share", "/usr/local/lib")
+                  "/lib64", "/usr/include", "/usr/share", "/usr/local/lib", "/sys/fs/cgroup")
 # outside the workspace and sensitive: system configuration, other users, the kernel, binaries
 SENSITIVE_ROOTS = ("/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var", "/usr",
                    "/bin", "/sbin", "/lib", "/lib64", "/opt", "/srv", "/mnt", "/media", "/run",

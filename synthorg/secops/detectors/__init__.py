@@ -10,10 +10,15 @@ space between words.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.call_views import code_views
+from synthorg.secops.detectors.call_views import (
+    MESSAGE_ACTIONS,
+    TEXT_ARGUMENTS,
+    as_test_data,
+    code_views,
+)
 from synthorg.secops.detectors.credentials import secret_findings
 from synthorg.secops.detectors.destructive import destructive_findings
 from synthorg.secops.detectors.injection import injection_findings
@@ -23,14 +28,41 @@ from synthorg.secops.detectors.paths import path_findings
 from synthorg.secops.detectors.patterns import joined
 from synthorg.secops.detectors.privilege import privilege_findings
 from synthorg.secops.detectors.resource import abuse_findings
+from synthorg.secops.normalise import fast_regex
 
 __all__ = ["findings"]
+
+# a message that asks its reader to run something
+_ASKS_TO_RUN = fast_regex(r"\b(?:run|execute|paste|type|exec|launch|start)\b")
+_COMMAND_LIKE = fast_regex(r"[|;&`$>]|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
+                           r"|terraform|git|psql|mysql|docker|python3?|bash|sh|nc|scp|ssh)\b")
+
+
+def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Finding]:
+    """A message that asks a colleague to run a command the rules would deny the sender."""
+    text = "\n".join(call.text(n) for n in TEXT_ARGUMENTS if n in call.arguments)
+    lowered = text.lower()
+    if not (_ASKS_TO_RUN.search(lowered) and _COMMAND_LIKE.search(lowered)):
+        return
+    as_code = ToolCall(tool="run_shell", arguments={"command": text}, workspace=call.workspace,
+                       action_type="code:shell")
+    code = as_code.all_views
+    for family in (lambda: path_findings(as_code, code),
+                   lambda: destructive_findings(as_code, code),
+                   lambda: privilege_findings(as_code, code, code),
+                   lambda: network_findings(as_code, code, internal)):
+        for f in family():
+            if f.block:
+                yield Finding("injection.harmful_command_relayed", True,
+                              f"asks a colleague to run what SecOps denies: {f.reason}", f.tier)
+                return
 
 
 def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
     """The families' findings on the call, blocking ones first. The families are asked in
     a fixed order and the first blocking finding ends the search: the verdict is then a
     denial for that finding's rule, whatever the later families would find."""
+    call = as_test_data(call)
     views = joined(call.all_views)
     runnable = code_views(call)  # (most calls: every view may be run)
     code = views if runnable == call.all_views else joined(runnable, within=views)
@@ -40,6 +72,8 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: injection_findings(call, views),
                 lambda: network_findings(call, views, internal),
                 lambda: message_findings(call, internal))
+    if call.action_type in MESSAGE_ACTIONS:  # a command a colleague is asked to run
+        families = (*families, lambda: relayed_command_findings(call, internal))
     found: list[Finding] = []
     for family in families:
         for f in family():

@@ -4,6 +4,7 @@ data (read for secrets only), not code."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from synthorg.secops.calls import ToolCall
 from synthorg.secops.normalise import fast_regex
@@ -13,6 +14,21 @@ _PROSE = fast_regex(r"\.(?:md|markdown|txt|rst|adoc|html?|csv|log|tmp|ipynb)$|(?
                     r"|(?:^|/)(?:readme|changelog|license|notes?)\b", re.I)
 TEXT_ARGUMENTS = ("text", "subject", "body", "message")
 MESSAGE_ACTIONS = ("comms:email", "comms:message")
+
+
+# a test of the project's own: what it lists in strings are the cases it tests
+_TEST_FILE = fast_regex(r"(?:^|/)(?:tests?|spec|__tests__|testdata)/[^/]*[\w/.-]*\.(?:py|js|ts|go|rb|java|rs)$"
+                        r"|(?:^|/)test_[\w-]*\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[jt]sx?$")
+_LITERAL = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+
+
+def as_test_data(call: ToolCall) -> ToolCall:
+    """A test file written is read with its string literals blanked: the paths, commands and
+    payloads a test lists are cases it checks, not what it does (its code is still read)."""
+    if call.action_type != "fs:write" or not _TEST_FILE.search(call.text("path").lower()):
+        return call
+    content = _LITERAL.sub('""', call.text("content"))
+    return replace(call, arguments={**call.arguments, "content": content})
 
 
 def code_views(call: ToolCall) -> tuple[str, ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import code_views
 from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
@@ -25,7 +26,7 @@ SECRET_FILE = Hinted(fast_regex(
     r"|\bwallet\.dat\b|\.key(?![\w.-])|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
     r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
-    r"|\.tfstate\b|\.tfvars\b|\bwp-config\.php\b|\bdebian\.cnf\b|\.my\.cnf\b|\.htpasswd\b|\.keychain(?:-db)?\b)"), (
+    r"|\.tfstate\b|\bwp-config\.php\b|\bdebian\.cnf\b|\.my\.cnf\b|\.htpasswd\b|\.keychain(?:-db)?\b)"), (
     ".ssh|id_|authorized_key|known_hosts|.aws|/etc/|.netrc|.pgpass|.git-credentials|.docker|.kube|"
     "kubeconfig|credentials.|secret|.vault|.npmrc|.pypirc|history|environ|/var/run/secrets|service|"
     ".pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key|.config/gh|.azure|"
@@ -64,7 +65,9 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
              r"[^;&|]*(?:passw|secret|token|api_?key|credential)"),
     ("get_credentials|get_secret_value|frozen_credentials|keyring.get_password",
      r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
-    ("/run/secrets/|/v1/secret/|/v1/sys/raw|ssh_auth_sock=", r"/run/secrets/|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/"),
+    ("/run/secrets/|/v1/secret/|/v1/sys/raw|ssh_auth_sock=|/v1/kv/|/v1/auth/token",
+     r"/run/secrets/|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/|/v1/auth/token/(?:create|lookup-self)"
+     r"|/v1/kv/[^\s?#]*(?:secret|cred|passw|token|key|vault|prod)|/v1/kv/[^\s]*[?&]recurse"),
     ("secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec",
      r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
     ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
@@ -87,18 +90,40 @@ SECRET_VAR = fast_regex(
 _SECRET_SHOWN = fast_regex(r"(?:^|[\s;&|(])(?:echo|printf|printenv|print|cat|log\w*\.\w+|console\.log"
                            r"|write|puts|tee)\b|>>?|\bprint\(")
 _SECRET_ELSEWHERE = Hinted(fast_regex(
-    r"169\.254\.169\.254|\bmetadata\.google\.internal\b|/latest/meta-data|/computemetadata/"
-    r"|\bselect\b[^;]*\b(?:password\w*|passwd|pwd_hash|\w*api_token\w*|\w*secret\w*|access_token|"
+    r"\bselect\b[^;]*\b(?:password\w*|passwd|pwd_hash|\w*api_token\w*|\w*secret\w*|access_token|"
     r"refresh_token|private_key|ssn|social_security\w*|credit_card\w*|card_number|cvv|totp_seed)\b[^;]*\bfrom\b"
     r"|\bunion\s+(?:all\s+)?select\b[^;]*\b(?:password|passwd|secret|token)"
     r"|://[^/\s:@\"']+:(?!(?:password|passw0rd|pass|secret|changeme|change-me|example|placeholder|dummy|redacted|x{3,}|\*+|<[^>@]*>|\$\{?\w+\}?|your[_-]?\w*)@)[^/\s@\"']{6,}@[\w.\-]+|\broot password\b|\b(?:password|passphrase|secret|token|api key|"
     r"credentials?)\b[^.\n]{0,60}?[:=]\s*[\"']?(?=[\w!@#$%^&*+\-]*\d)(?=[\w!@#$%^&*+\-]*[a-z])[\w!@#$%^&*+\-]{10,}"), (
-    "169.254|metadata|select|://|root password|password|passphrase|secret|token|api key|credential"))
+    "select|://|root password|password|passphrase|secret|token|api key|credential"))
 ENV_DUMP = Hinted(fast_regex(
     r"(?:^|[;&|(]\s*|\bsudo )(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
     r"|\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get))"
     r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b"), (
     "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen"))
+
+# the variable in the statement that shows it (a header built from it is no showing)
+_SHOWN_VAR = fast_regex(r"(?:(?:^|[\s;&|(`])(?:echo|printf|printenv|puts|tee|cat)\b|\bprint\(|console\.(?:log|error)\("
+                        r"|\blog\w*\.\w+\(|\.write\(|>>?)[^;|&]*?(?:\$\{?[a-z0-9_]*(?:secret|token|passw|api_?key|access_key"
+                        r"|private_key|credential|_pass\b|_pw\b|_pwd\b|_sk\b|_dsn\b|_auth\b)|environ|getenv)"
+                        r"|\bprintenv\s+\w*(?:secret|token|passw|key|credential)")
+# a CI's secrets echoed (whatever masking the runner applies is undone by sed, rev, base64)
+_CI_SECRET_SHOWN = Hinted(fast_regex(r"\b(?:echo|printf|cat|tee|print)\b[^;&|\n]*\$\{\{\s*(?:secrets\.\w+|tojson\(\s*secrets\s*\))"
+                                     r"|\$\{\{\s*tojson\(\s*secrets\s*\)\s*\}\}"), "secrets")
+# code that logs or prints a password, token or key it holds
+_LOGGED_SECRET = Hinted(fast_regex(r"\b(?:log(?:ger|ging)?|logging|console|print|puts|fmt\.print\w*|system\.out\.print\w*)"
+                            r"(?:\.(?:info|debug|warn(?:ing)?|error|critical|exception|log))?\(\s*[^)]*?"
+                            r"(?:\b(?:password|passwd|pwd|secret|api_key|token|private_key)\s*[=:]\s*(?:%s|%r|\{|\$\{?|\\?\"?\s*\+)"
+                            r"|[,+]\s*(?:\w+\.)?(?:password|passwd|secret|api_key|private_key|access_token)\s*[,)])"),
+                        "password|passwd|pwd|secret|api_key|token|private_key")
+
+# key files made for tests, named so
+_FAKE_KEY = fast_regex(r"(?:fake|dummy|test|example|sample|fixture)[\w-]*\.(?:pem|key|p12|pfx|jks|json|ya?ml)\b"
+                       r"|/(?:tests?|fixtures?|testdata)/[\w./-]*(?:credentials|secrets?|key)")
+
+# SQL that reads or writes a file (names of files elsewhere in a query are columns: f.key)
+_SQL_READS_FILE = fast_regex(r"\bpg_read\w*file\b|\bload_file\b|\binfile\b|\blo_import\b|\bcopy\b[^;]*\b(?:from|to)\s+'/"
+                             r"|\bopenrowset\b|\bbulk insert\b|\bread_(?:csv|text|json)\w*\(")
 
 # commands that make new keys and certificates: the key files they name are their output
 KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)\b|\bssh-keygen\b"
@@ -114,12 +139,62 @@ def generates_keys(call: ToolCall) -> bool:
 _METADATA_HINT = fast_regex(r"169\.254|metadata|100\.100\.100\.200|fd00:ec2|://(?:[^/\s@]*@)?(?:0|\d{9,}|\[)")
 
 
+# values that say they are not real: fixtures, templates, examples
+# (not "example": real-looking keys in documentation are written with it, AKIA...EXAMPLE)
+_PLACEHOLDER = fast_regex(r"not[-_ ]?a[-_ ]?real|placeholder|dummy|changeme|change[-_]me|replace[-_]?me"
+                          r"|fake|your[-_]|x{4,}|\*{3,}|redacted|<[^>]*>|test[-_]only|e2e[-_]only"
+                          r"|://(\w+):\1@")
+
+
+# a password given as a value, which a test or a local login may make up (a key's format may not)
+_ASSIGNED = re.compile(r"^(?:password|passwd|pwd|secret|api|token|access|root password|passphrase|credential)")
+# where made-up passwords belong: tests, fixtures, and logins to the agent's own machine
+_MADE_UP_PLACE = fast_regex(r"(?:^|/)(?:tests?|spec|fixtures?|e2e|testdata|__tests__)/|(?:^|/)test_[\w-]*\.\w+$"
+                            r"|_test\.\w+$|\.(?:test|spec)\.\w+$|^https?://(?:localhost|127\.0\.0\.1|\[::1\])[:/]")
+
+
+_TEST_PATH_WRITTEN = fast_regex(r"\bopen\(\s*[\"']?(?:\./)?(?:tests?|fixtures?|testdata|spec)/[^\"']*[\"']?\s*,\s*[\"']w")
+
+
+def _made_up_ok(call: ToolCall, views: tuple[str, ...]) -> bool:
+    """Whether passwords given as values may be made up: in a test, or a login to the agent's
+    own machine."""
+    return bool(_MADE_UP_PLACE.search((call.text("path") if call.action_type == "fs:write"
+                                       else call.text("url")).lower())) or _local_only(views) \
+        or (call.action_type == "code:python" and any(_TEST_PATH_WRITTEN.search(v) for v in views))
+
+
+def _local_only(views: tuple[str, ...]) -> bool:
+    """Code that only talks to the agent's own machine (a local login with a test password)."""
+    urls = {u for v in views if "://" in v for u in re.findall(r"\b(?:https?|postgres\w*|mysql|redis)://[^\s\"')]+", v)}
+    return bool(urls) and all(re.match(r"\w+://(?:[^@/]*@)?(?:localhost|127\.0\.0\.1|\[::1\])(?:[:/]|$)", u)
+                              for u in urls)
+
+
+def carries_secret(view: str, made_up_ok: bool = False) -> bool:
+    """A secret value, or a read of one, in the view (placeholders aside; with `made_up_ok`,
+    passwords given as values too)."""
+    for pattern in (SECRET_VALUE, _SECRET_ELSEWHERE):
+        if pattern.search(view) and any(
+                not _PLACEHOLDER.search(m.group(0))
+                and not (made_up_ok and (_ASSIGNED.match(m.group(0)) or "example" in m.group(0)
+                                         or m.group(0).startswith("eyj")))
+                for m in pattern.pattern.finditer(view)):
+            return True
+    return False
+
+
+# code that fetches a URL (a test that only names the metadata address fetches nothing)
+_FETCHES = fast_regex(r"\b(?:curl|wget|fetch|urlopen|httpx|aiohttp|http\.client|requests|socket|nc|ncat|telnet"
+                      r"|invoke-webrequest|iwr|lynx|links|w3m|openssl\s+s_client)\b|\.get\(|/dev/tcp/")
+
+
 def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...]
                     ) -> Iterator[Finding]:
     """Secrets in anything the call carries; credential files and the environment where
     the call runs something (a message may name a .pem file without touching one)."""
     for v in views:
-        if SECRET_VALUE.search(v) or _SECRET_ELSEWHERE.search(v):
+        if carries_secret(v) and carries_secret(v, _made_up_ok(call, views)):
             yield finding("secrets.secret_value", "carries or reads what looks like a secret (a key, "
                           "token, password or sensitive column)")
             return
@@ -130,12 +205,15 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
         if _CREDENTIAL_COMMAND.search(v):
             yield finding("secrets.credential_command", "runs a command that hands out credentials")
             return
-        if _METADATA_HINT.search(v) and any(is_metadata_host(h) for h in hosts_of(v)):
+        if _METADATA_HINT.search(v) and any(is_metadata_host(h) for h in hosts_of(v)) and (
+                call.action_type == "net:http" or _FETCHES.search(v)):
             yield finding("secrets.instance_metadata", "asks the cloud metadata service, which hands "
                           "out the machine's credentials")
             return
-        if SECRET_FILE.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
-                r"\.env\.(?:example|sample|template)", v) and not KEY_GENERATION.search(v):
+        if SECRET_FILE.search(v) and not _FAKE_KEY.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
+                r"\.env\.(?:example|sample|template)|\b(?:cp|ln)\s+(?:-\w+\s+)*\S*(?:example|sample|template|dist)\S*\s+\S*\.env"
+                r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore", v) and not KEY_GENERATION.search(v) \
+                and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)):
             yield finding("secrets.credential_file", "names a credential or key file")
             return
         dump = ENV_DUMP.search(v)
@@ -143,6 +221,12 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                                   v[dump.start():]):
             yield finding("secrets.environment_dump", "dumps the environment, where secrets live")
             return
-        if SECRET_VAR.search(v) and _SECRET_SHOWN.search(v):
+        if SECRET_VAR.search(v) and _SECRET_SHOWN.search(v) and _SHOWN_VAR.search(v):
             yield finding("secrets.exposed_variable", "prints or writes out a secret variable")
             return
+        if _CI_SECRET_SHOWN.search(v):
+            yield finding("secrets.exposed_variable", "prints the CI's secrets into its log")
+            return
+    if any(_LOGGED_SECRET.search(v) for v in code):
+        yield finding("secrets.logged", "logs or prints a password, token or key", block=False,
+                      tier=RiskTier.high)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from urllib.parse import unquote
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
@@ -17,9 +18,11 @@ _DESTRUCTIVE = [
      "formats or overwrites a disk"),
     (Hinted(fast_regex(r"--no-preserve-root|\brm -[a-z]*[rf][a-z]* (?:-\S+ )*(?:/|/\*|\*|/root|/home|~)(?:\s|$)"), "--no-preserve-root|rm "),
      "delete_root", "deletes the root, home or everything"),
-    (Hinted(fast_regex(r"\bshred\b|\bsrm\b"), "shred|srm"), "shred", "shreds files beyond recovery"),
+    (Hinted(fast_regex(r"\b(?:shred|srm)\b[^;&|]*\s(?:/|~|\$|\*|\.\.)"), "shred|srm"), "shred",
+     "shreds files beyond recovery"),
     (Hinted(fast_regex(r"\bdropdb\b(?![^;&|]*\b\w*(?:dev|test|tmp|local|scratch|ci)\w*\b)|\bdropuser\b|\bflushall\b|\bdropdatabase\(|\bdb\.dropdatabase\b"
-                r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b[^;&|]*\bflush"), "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli"),
+                r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b(?![^;&|]*-h\s*(?:localhost|127\.0\.0\.1)\b)(?=[^;&|]*-h\b)[^;&|]*\bflush"
+                r"|\bredis-cli\s+(?:-p\s*\d+\s+)?flushall\b"), "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli"),
      "database_wipe", "drops a database"),
     (Hinted(fast_regex(r"\bgit push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
@@ -31,10 +34,16 @@ _DESTRUCTIVE = [
                 r"|\bdelete\s+from\s+[\w\"`.]+\s+where\s+(?:1\s*=\s*1|true|1|'1'\s*=\s*'1'|\d+\s*>\s*0)\s*(?:;|$)"
                 r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).)*(?:;|$)"
                 r"|\bdelete\s+\w+\s*$|\bdropdatabase\b|\bflushall\b|\bflushdb\b"
-                r"|\.drop\(\)|\bdeletemany\(\s*\{\s*\}\s*\)|\bremove\(\s*\{\s*\}\s*\)"), "drop|truncate|delete|update|flush|remove("),
+                r"|\.drop\(\)|\bdeletemany\(\s*\{\s*\}\s*\)|\bremove\(\s*\{\s*\}\s*\)|\.drop_database\(|\bdrop_collection\("
+                # a WHERE that holds for every row: a column equal to itself, LIKE '%', OR TRUE,
+                # the table's own ids
+                r"|\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;]*?(?:\b(\w+)\s*=\s*\1\b(?!\s*[-+*/])|\blike\s+'%+'"
+                r"|\bor\s+(?:true|1\s*=\s*1|'1'\s*=\s*'1')\b|\bis\s+not\s+null\s*(?:;|$))"
+                r"|\bdelete\s+from\s+([\w\"`.]+)\s+where\s+\w+\s+in\s*\(\s*select\s+\w+\s+from\s+\2\s*\)"), "drop|truncate|delete|update|flush|remove("),
      "mass_data_loss", "drops or empties a table or database"),
-    (Hinted(fast_regex(r"\bterraform (?:destroy|apply -destroy)\b|\bkubectl delete\b[^;&|]*(?:\bnamespace\b|\bns\b|--all\b|\bnodes?\b|\bpv\b)"
-                r"|\baws s3 (?:rm|rb)\b[^;&|]*--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
+    (Hinted(fast_regex(r"\bterraform (?:destroy|apply -destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
+                r"|\bterraform\b[^;&|]*\bapply\b[^;&|]*-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
+                r"|\baws s3 (?:rm|rb)\b(?![^;&|]*s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]*--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
                 r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune|volume prune|rm -f \$\(docker ps)"
                 r"|\bgcloud [\w ]*delete\b[^;&|]*--quiet|\baz group delete\b"
                 r"|\bgsutil\b[^;&|]*\b(?:rm\b[^;&|]*\s-\w*r|rb\b)|\bgcloud storage (?:rm\b[^;&|]*--recursive|buckets delete)"
@@ -52,26 +61,116 @@ _DESTRUCTIVE = [
 ]
 
 
+# tables and views whose loss loses nothing: scratch space, staging copies, views (queries)
+_SCRATCH = fast_regex(r"^(?:alter\s+table\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox)\w*\b|drop\s+schema\s+(?:if\s+exists\s+)?[\w\"`]*(?:tmp|temp|scratch|sandbox|ci_run|test)\w*\b|drop\s+(?:materialized\s+)?view\b|(?:drop\s+table|truncate)\b(?:\s+table)?"
+                      r"(?:\s+if\s+exists)?\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox|test_|_test|ci_run)\w*\b)")
+# the organisation's record of what happened, and the system's logs: erasing them hides an attack
+_RECORD_ERASED = Hinted(fast_regex(
+    r"\b(?:delete\s+from|truncate(?:\s+table)?|drop\s+table(?:\s+if\s+exists)?|update)\s+[\w\"`.]*?"
+    r"(?:audit\w*|\w*_audit\b|\w*audit_log\w*|security_(?:log|event)s?\b|access_logs?\b|login_history\b)"
+    r"|(?:>|\btruncate -s ?0)\s*/var/log/|\b(?:rm|shred|unlink)\b[^;&|]*\s/var/log/|\bunset histfile\b"
+    r"|\bhistfile=/dev/null\b|\bhistory -c\b|\bauditctl -[de]\b|\bjournalctl\b[^;&|]*--vacuum-(?:time|size)=(?:1s|0|1)\b"
+    r"|\bset global general_log\s*=\s*(?:0|'?off)|\bsp_configure\b[^;]*audit"), (
+    "audit|security_log|security_event|access_log|login_history|/var/log|histfile|history -c|journalctl|"
+    "general_log"))
+# stopping a service or killing processes by name: a whole service down, not one's own process
+_SERVICE_DOWN = Hinted(fast_regex(
+    r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bservice\s+\S+\s+stop\b"
+    r"|\b(?:pkill|killall)\b(?![^;&|]*\s-u\s*[\"']?(?:\$\(id -u\)|\$user\b|\$\{user\}))|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b|\b(?:pgrep|pidof)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
+    r"|\bkubectl\s+(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?|deploy\w*)\b)|\bdocker\s+(?:stop|kill)\s+\$\("), (
+    "systemctl|service|pkill|killall|pgrep|pidof|lsof|replicas|kubectl|docker stop|docker kill"))
+
+
+# a database of the agent's own: a SQLite file of the workspace, in memory, or named for dev/test
+_OWN_DATABASE = fast_regex(r"\bredis-cli\b(?:\s+-[hp]\s*(?:localhost|127\.0\.0\.1|\d+))*\s+flush|\bsqlite3\s+(?!/)[\w./-]+\.(?:db|sqlite3?)\b|\bsqlite3\.connect\(\s*[rbuf]?[\"'](?!/)[^\"']+[\"']"
+                           r"|:memory:|\$\{?(?:dev|test|local|ci)_\w*(?:database_url|db_url|dsn)\b")
+# a file written that is run as it stands: a script, a hook, a build or CI step
+_SCRIPT_FILE = fast_regex(r"\.(?:sh|bash|zsh|ps1|bat|cmd)$|(?:^|/)(?:makefile|dockerfile|justfile)$|/hooks?/|\.git/hooks/"
+                          r"|(?:^|/)\.github/workflows/|\.gitlab-ci\.yml$|(?:^|/)(?:pre|post)-\w+$")
+
+
+_COMPARED = re.compile(r"(?:\bi?like\b|\bsimilar\s+to\b|=|<>|!=|\bin\s*\()\s*'(?!%*')[^']*'|\bi?like\s+%[^%;\s]+[^%;]*%")
+
+
+def _only_scratch(pattern: Hinted, views: tuple[str, ...]) -> bool:
+    """Whether every statement of `pattern` in the views drops or empties scratch objects,
+    or runs against a database of the agent's own."""
+    if any(_OWN_DATABASE.search(v) for v in views):
+        return True
+    found = []
+    for v in views:
+        for m in pattern.pattern.finditer(v):
+            end = v.find(";", m.start())
+            found.append(v[m.start():end if end >= 0 else len(v)].strip("'\" "))
+    return bool(found) and all(_SCRATCH.search(f) for f in found)
+
+
 def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+    if call.action_type == "db:query":  # a value compared is data: WHERE name ILIKE '%drop table%'
+        views = tuple(_COMPARED.sub(" ''", v) for v in views)
     for pattern, rule, reason in _DESTRUCTIVE:
-        if rule == "mass_data_loss" and call.action_type == "fs:write":
+        if rule == "mass_data_loss" and call.action_type == "fs:write" and not (
+                _SCRIPT_FILE.search(call.text("path").lower())
+                or call.text("content").startswith("#!")):
             continue  # SQL in a file written is text (a test's string), not a statement run
         if any(pattern.search(v) for v in views):
+            if rule in ("mass_data_loss", "database_wipe") and _only_scratch(pattern, views):
+                continue
+            if rule == "infrastructure_teardown" and any(_DEV_TARGET.search(v) for v in views):
+                continue  # the agent's own dev or test environment
             yield finding(f"destructive.{rule}", reason)
             return
-    if call.action_type == "net:http" and call.text("method").strip().lower() == "delete" and \
-            _CRITICAL_RESOURCE.search(call.text("url").lower()):
-        yield finding("destructive.delete_critical_resource", "deletes a database, environment or "
-                      "whole collection through an API")
+    if call.action_type != "fs:write" and any(_RECORD_ERASED.search(v) for v in views):
+        yield finding("destructive.records_erased", "erases audit records, logs or history")
         return
-    if call.action_type == "db:query" or "query" in call.arguments:
+    if call.action_type == "db:query" and any(_MONEY_ZEROED.search(v) for v in views):
+        yield finding("destructive.bulk_update", "sets money or balances to a constant across rows",
+                      block=False, tier=RiskTier.high)
+        return
+    if call.action_type != "fs:write" and any(_SERVICE_DOWN.search(v) for v in views):
+        yield finding("destructive.service_down", "stops a service or kills processes by name",
+                      block=False, tier=RiskTier.high)
+        return
+    if call.action_type == "net:http" and call.text("method").strip().lower() in (
+            "post", "put", "patch", "delete") and _EMPTY_FILTER.search(call.text("body").lower()) and \
+            re.search(r"delete|purge|remove|wipe|destroy", call.text("url").lower()):
+        yield finding("destructive.mass_data_loss", "deletes everything an empty filter matches")
+        return
+    if call.action_type == "net:http" and call.text("method").strip().lower() == "delete" and \
+            _CRITICAL_RESOURCE.search(unquote(unquote(call.text("url"))).lower()):
+        url = unquote(call.text("url")).lower().rstrip("/")
+        one_item = bool(re.search(r"/(?:tenants?|projects?|repos?|repositories|orgs?|environments?)/[\w.-]+$", url)) \
+            and not re.search(r"\bprod(?:uction)?\b|\*|_all|recurse|force", url)
+        yield finding("destructive.delete_critical_resource", "deletes a database, environment or "
+                      "whole collection through an API", block=not one_item, tier=RiskTier.high)
+        return
+    path = call.text("path").lower()
+    # a migration that says it drops (by its name) is asked for; one that does not, hides it
+    migration = call.action_type == "fs:write" and bool(_MIGRATION.search(path)) and not re.search(
+        r"drop|remove|delete|cleanup|clean_up|prune|purge", path)
+    if (call.action_type == "db:query" or "query" in call.arguments or migration or (
+            call.action_type in ("code:shell", "code:python"))) and any(
+            _SCHEMA_DROP.search(v) for v in views) and not any(_OWN_DATABASE.search(v) for v in views):
         for v in views:
-            if re.search(r"\balter\s+table\b[^;]*\bdrop\b|\bdrop\s+index\b", v):
+            v = v.split("def downgrade", 1)[0]  # a migration's way back drops what it added
+            m = _SCHEMA_DROP.search(v)
+            if m and not _SCRATCH.search(v[m.start():]) and (
+                    call.action_type != "fs:write" or migration):
                 yield finding("destructive.schema_change", "drops part of a schema", block=False,
                               tier=RiskTier.high)
                 return
 
 
+_SCHEMA_DROP = Hinted(fast_regex(r"\balter\s+table\b[^;]*\bdrop\b|\bdrop\s+index\b|\bop\.drop_(?:column|table)\("
+                                 r"|\bremove_column\b|\bdrop\s+table\b|\bdroptable\("), "drop|remove_column")
+_MIGRATION = fast_regex(r"migrat|/alembic/|/versions/|\.sql$|/db/|/schema")
+# an UPDATE that sets money to a constant for every row a loose WHERE finds (not one row's id)
+_MONEY_ZEROED = fast_regex(r"\bupdate\s+[\w\"`.]+\s+set\s+[^;]*?\b\w*(?:amount|balance|price|total|credit|salary|fee|cents)"
+                           r"\w*\s*=\s*(?:0|null|-?\d+(?:\.\d+)?)\b(?![^;]*\bwhere\b[^;]*\bid\s*(?:=|in\b))")
+_DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandbox)\b[^;&|]*\s\S*-(?:dev|test|sandbox|tmp|\w+-\d+)\b"
+                         r"|\bkind delete cluster\b|\bminikube delete\b")
+_EMPTY_FILTER = re.compile(r"[\"']?(?:filter|query|where|selector|match)[\"']?\s*:\s*(?:\{\s*\}|\[\s*\]|[\"']\*?[\"']|null)")
 _CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|"
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
-                                r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)")
+                                r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)"
+                                r"|\*|/_all\b|[?&]recurse(?:=|&|$)|/audit[\w-]*|/backups?\b|/snapshots?\b")

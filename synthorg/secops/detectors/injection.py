@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.detectors.call_views import _PROSE
 from synthorg.secops.detectors.patterns import finding
 from synthorg.secops.messages import ORDER, injected_marker
 from synthorg.secops.normalise import fast_regex, words
@@ -26,12 +27,41 @@ _INJECTION_MARK = fast_regex(
     r"|\bwhen(?:ever)?\s+(?:an?\s+|the\s+|any\s+)?(?:ai|llm|agent|assistant|bot|model)s?\s+(?:reads?|sees?|process(?:es)?"
     r"|summari[sz]es?|handles?|gets?)\b|\bwhoever\s+(?:reads|processes|handles|summari[sz]es|triages)\s+this\b"
     r"|\b(?:additional|extra|further|updated|revised|hidden|secret|urgent)\s+(?:instructions?|directives?|tasks?|orders?"
-    r"|steps?)\s*:", re.M)
+    r"|steps?)\s*:"
+    # orders to whatever AI reads the text, in the third person or to its role
+    r"|\b(?:the\s+)?(?:ai|assistant|agent|bot|llm|model)s?\s+(?:shall|will\s+now|has\s+to|is\s+to|opens|runs|sends|deletes|emails"
+    r"|forwards|posts|uploads|grants|disables|adds)\b|\b(?:ai|llm|bot|agent)\s+reviewers?\s*:|\breviewer\s+bots?\s*:"
+    r"|\btodo\s*\(\s*(?:ai|agent|bot|llm|assistant|copilot)\s*\)|\(\s*(?:agente|agent|ki|ia|ai|assistant|assistente)\s*:"
+    r"|\bagents?\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing)\s+this\b", re.M)
+# text from an untrusted source, quoted in the task: what it asks for is the source's wish, not
+# the task-giver's (a reporter's steps, an outside account's issue, a page's or a form's words)
+_SOURCE_MARK = fast_regex(
+    r"\b(?:ai|llm|agent|assistant|bot)s?\s*[\u2014\u2013:-]+\s*(?:please\s+)?(?:convert|run|execute|send|delete|add|update"
+    r"|set|wipe|drop|install|configure|email|post|remove|disable)\b"
+    r"|\((?:added|opened|written|posted|edited)\s+by\s+(?:the\s+)?(?:reporter|vendor|contractor|customer|user|an?\s+external|an?\s+outside|a\s+customer"
+    r"|an?\s+unknown|anonymous|a\s+third)[^)]*\)|\bopened\s+by\s+an?\s+(?:external|outside|unknown|anonymous)"
+    r"|\b(?:from|by)\s+an?\s+(?:external|outside|unknown|anonymous|third[- ]party)\s+(?:contributor|account|user|party"
+    r"|sender|reporter|commenter)|\b(?:its|the|their)\s+readme\s+says\b"
+    r"|\b(?:doc(?:ument)?|page|web\s*page|response(?:\s+body)?|email|ticket\s+text|issue\s+text|comment|submission\s+\d+"
+    r"|pdf|attachment|file)\s+(?:contains|says|reads|text)?\s*:"
+    r"|\b(?:customer|user|client|vendor|sender|caller|someone|requester|reporter)\s+(?:wrote|writes|said|says|asked|asks)\s*:", re.M)
 _PAYLOAD_TOKEN = fast_regex(r"[a-z][a-z0-9+.\-]*://[^\s\"'`<>)]+|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
                             r"|(?:~|\.\.)?/[\w.\-/~]{3,}|`[^`]{3,}`|\"[^\"]{6,}\"|'[^']{6,}'"
                             r"|\b[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.(?:com|net|org|io|xyz|ru|cn|example|test|top|info|biz|cc|tk)\b"
                             r"|\b[\w\-]*\d[\w\-]*\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b")
 _WORD = fast_regex(r"[a-z][a-z0-9_\-]{5,}")
+
+
+def _instruction_span(task: str, mark: re.Match[str]) -> tuple[str, str]:
+    """The injected instruction around its marker: the marker's line (and the next, when the
+    marker ends its line), not the rest of the task (a traceback, a table, the real work)."""
+    start = task.rfind("\n", 0, mark.start()) + 1
+    end = task.find("\n", mark.end())
+    end = len(task) if end < 0 else end
+    if end - mark.end() < 20 and end < len(task):
+        following = task.find("\n", end + 1)
+        end = len(task) if following < 0 else following
+    return task[max(start, mark.start() - 200):mark.start()], task[mark.end():end]
 
 
 def _first_mark(task: str) -> re.Match[str] | None:
@@ -45,10 +75,15 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     task = call.task.lower()
     mark = _first_mark(task) if task else None
     if mark is None:
+        source = _SOURCE_MARK.search(task) if task else None
+        if source is not None:
+            yield from _follows_source(call, views, task, source)
         return
     # the marker's own words are no payload (a task may quote "ignore previous instructions")
-    injected = task[max(0, mark.start() - 200):mark.start()] + " " + task[mark.end():]
-    found = _PAYLOAD_TOKEN.findall(injected)
+    before, after = _instruction_span(task, mark)
+    # before the marker only addresses count (a JSON key or a quoted word is the text's own)
+    found = _PAYLOAD_TOKEN.findall(after) + [t for t in _PAYLOAD_TOKEN.findall(before)
+                                             if "://" in t or "@" in t or t.startswith(("/", "~", ".."))]
     # a quotation holds the addresses and paths it names (`'... email x@evil.test'`)
     found += [t for q in found if q[:1] in "`\"'" for t in _PAYLOAD_TOKEN.findall(q[1:-1])]
     tokens = {t.strip("`\"'").rstrip(".,;:") for t in found}
@@ -56,17 +91,36 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     joined = "\n".join(views)
     hits = [t for t in tokens if t in joined or " ".join(t.split()) in joined]
     if hits:
+        # written down in prose or told to a colleague, it may be the injection reported
+        reported = call.action_type in ("fs:write", "comms:message", "comms:email") and (
+            call.action_type != "fs:write" or bool(_PROSE.search(call.text("path"))))
         yield finding("injection.task_instruction", "carries out an instruction injected into the "
-                      f"task's text ({hits[0][:60]})")
+                      f"task's text ({hits[0][:60]})", block=not reported, tier=RiskTier.high)
         return
-    rare = {w for w in _WORD.findall(injected) if w not in _COMMON} - set(_WORD.findall(
-        task[:max(0, mark.start() - 200)]))
+    rare = {w for w in _WORD.findall(after) if w not in _COMMON} - set(_WORD.findall(
+        task[:mark.start()]))
     if len([w for w in rare if w in joined]) >= 2 or (
             injected_marker(task)  # (not "before you start, run the tests")
             and ORDER.search(task, mark.end())
             and call.action_type not in _LOOKING):
         yield finding("injection.task_instruction", "follows words of an instruction injected into "
                       "the task's text", block=False, tier=RiskTier.high)
+
+
+def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: re.Match[str]
+                    ) -> Iterator[Finding]:
+    """A call that does what the quoted untrusted text asks (its addresses, paths or rare
+    words turn up in the call): for a person to judge, since a task may quote a report."""
+    quoted = task[source.end():]
+    joined = "\n".join(views)
+    tokens = {t.strip("`\"'").rstrip(".,;:") for t in _PAYLOAD_TOKEN.findall(quoted)}
+    tokens |= {t.strip("`\"'").rstrip(".,;:") for q in list(tokens) for t in _PAYLOAD_TOKEN.findall(q)}
+    hits = [t for t in tokens if len(t) >= 5 and t in joined]
+    rare = {w for w in _WORD.findall(quoted) if w not in _COMMON} - set(_WORD.findall(
+        task[:source.start()]))
+    if hits or len([w for w in rare if w in joined]) >= 2:
+        yield finding("injection.untrusted_instruction", "does what text from an untrusted source "
+                      "quoted in the task asks", block=False, tier=RiskTier.high)
 
 
 _LOOKING = frozenset({"fs:read", "db:read", "net:read", "vcs:read", "infra:read"})

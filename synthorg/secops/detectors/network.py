@@ -16,7 +16,7 @@ from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import hosts_in, is_internal
 
 _NET_SEND = Hinted(fast_regex(
-    r"\bcurl\b[^;&|]*(?:\s-d\b|\s--data\S*|\s-f\b|\s--form\b|\s-t\b|\s--upload-file\b|\s-x\s*(?:post|put|patch)\b"
+    r"\bcurl\b[^;&|]*(?:\s-[a-z]*[dft]\b|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
     r"|\s@\S|\s-h\s*\S*authorization)|\bwget\b[^;&|]*--(?:post-data|post-file|body-file|body-data|method[= ](?:post|put))"
     r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
     r"|\bftp\b\s|\b(?:mail|mailx|sendmail|mutt)\b[^;&|]*@|\bssh\b[^;&|]*@"
@@ -39,24 +39,154 @@ _EXPOSE = Hinted(fast_regex(
     r"|\bssh\b[^;&|]*\s-r\s*\S*\d+:[^;&|]*(?:serveo|localhost\.run|pinggy)|\bbore local\b"
     r"|--acl\s+public-read|\bacl (?:set|ch)\b[^;&|]*(?:public-read|allusers)|\biam ch allusers"
     r"|\bhttp\.server\b[^;&|]*(?:--bind|-b)\s*0\.0\.0\.0[^;&|]*(?:--directory|-d)\s*/(?:\s|$)"
-    r"|\brclone (?:copy|sync|move|copyto)\s+\S+\s+[\w-]+:|\bgh repo create\b[^;&|]*--public|\bgh gist create\b"), (
-    "ngrok|cloudflared|lt --port|localtunnel|ssh|bore local|acl|allusers|http.server|rclone|gh repo|gh gist"))
+    r"|\brclone (?:copy|sync|move|copyto)\s+\S+\s+[\w-]+:|\bgh repo create\b[^;&|]*--public|\bgh gist create\b"
+    # the firewall opened to everyone
+    r"|\bauthorize-security-group-ingress\b[^;&|]*0\.0\.0\.0/0|\bfirewall-rules\s+(?:create|update)\b[^;&|]*0\.0\.0\.0/0"
+    r"|\bnsg rule create\b[^;&|]*(?:\*|internet|0\.0\.0\.0/0)|\bufw allow\s+(?:from\s+any\s+to\s+any\s+port\s+)?(?:22|23|3389|5432|3306|6379|27017|9200)\b"
+    r"|\biptables\b[^;&|]*-j\s+accept\b[^;&|]*0\.0\.0\.0/0|\biptables -p input accept\b"), (
+    "ngrok|cloudflared|lt --port|localtunnel|ssh|bore local|acl|allusers|http.server|rclone|gh repo|gh gist|"
+    "security-group|firewall-rules|nsg rule|ufw|iptables"))
 _FETCH_EXEC = fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\bexec\(\s*(?:requests\.get|urlopen)|\beval\(\s*(?:requests\.get|urlopen)"
                          r"|\bsource\s+<\(\s*(?:curl|wget)")
 
 
+# packages and code from a source the agent names: a foreign index, a repository URL, a mirror
+_FOREIGN_SOURCE = Hinted(fast_regex(
+    r"\b(?:pip3?|uv pip|poetry|pipx)\b[^;&|]*\s(?:-i|--index-url|--extra-index-url|--find-links|-f|--trusted-host)[\s=]+(\S+)"
+    r"|\b(?:pip3?|uv pip|pipx)\s+install\b[^;&|]*\s((?:git\+)?(?:https?|ssh|git)://\S+)"
+    r"|\bnpm\s+(?:config\s+set\s+(?:@[\w-]+:)?registry|set\s+registry)[\s=]+(\S+)|\b(?:npm|yarn|pnpm)\s+(?:install|add|i)\b[^;&|]*\s((?:git\+)?(?:https?|git)://\S+)"
+    r"|--registry[\s=]+(\S+)|\bgit\s+config\b[^;&|]*\binsteadof\b[^;&|]*?((?:https?|ssh|git)://\S+)"
+    r"|\bgo\s+env\s+-w\s+goproxy=(\S+)|\b(?:add-apt-repository|apt-add-repository)\s+(\S+)"
+    r"|\bdeb\s+(?:\[[^]]*\]\s+)?(https?://\S+)|\bgem\s+(?:install|sources\s+-a)\b[^;&|]*--?source\s+(\S+)"
+    # the same in a package manager's config file (pip.conf, .npmrc, .yarnrc, uv.toml)
+    r"|\b(?:extra-)?index-url\s*=\s*[\"']?(\S+?)[\"']?(?:\s|$)|\bregistry\s*[=:]\s*[\"']?(https?://\S+?)[\"']?(?:\s|$)"), (
+    "index-url|find-links|trusted-host|-i |-f |install|registry|insteadof|goproxy|apt-repository|deb |gem |"
+    "sources -a|add "))
+# a file downloaded, then run
+_FETCHED_THEN_RUN = re.compile(
+    r"\b(?:curl|wget)\b[^;&|]*\s(?:-o\s*|-[a-z]*o\s+|--output[\s=]+|-O\s+|>\s*)([\w./~-]+)"
+    r"[\s\S]*?(?:\b(?:ba|z|da)?sh|\bpython[0-9.]*|\bsource|\bperl|\bnode|\bchmod\s+\S*x\S*|\bdpkg\s+-i|\.)\s+(?:-\S+\s+)*(?:\./)?\1(?:\s|$|[;&|])")
+
+
+# code run from what it decodes, decompresses or unpickles (nothing to read until it runs)
+_HIDDEN_CODE = Hinted(fast_regex(r"\b(?:exec|eval)\(\s*(?:compile\(\s*)?(?:zlib|gzip|bz2|lzma|marshal|pickle|codecs|binascii)\."
+                          r"|\b(?:exec|eval)\(\s*(?:compile\(\s*)?(?:base64\.\w*decode|bytes\.fromhex|bytearray\.fromhex)\("
+                          r"|\bmarshal\.loads\(|\bpickle\.loads\(\s*(?:base64|zlib|bytes\.fromhex|requests|urlopen)"),
+                          "exec(|eval(|marshal|pickle")
+# a file's content or the environment written to a raw socket
+_RAW_SEND = Hinted(fast_regex(r"\.send(?:all|to)?\(\s*(?:open\(|os\.environ|str\(os\.environ|json\.dumps\(dict\(os\.environ)"
+                       r"|\.sendfile\(|\bsocket\b[^;]*\.send(?:all)?\(\s*(?:f|fh|data|payload|blob)\.read\(\)"),
+                       ".send")
+
+
+_NON_ASCII_HOST = re.compile(r"(?:https?|ftp|wss?)://[^/\s?#]*[^\x00-\x7f]|@[\w.-]*[^\x00-\x7f][\w.-]*\.\w")
+
+
+# settings that send the company's events or traffic somewhere: set to an outside URL, it leaks
+_REDIRECT_KEY = fast_regex(r"(?:webhook|callback|hook|notify|notification|alert|proxy|endpoint|sink|collector|report)"
+                           r"[\w-]*[\"']?\s*[:=]\s*[\"']?((?:https?|wss?)://[^\s\"',}]+)"
+                           r"|\b(?:https?_proxy|all_proxy)\b[^}\n]{0,32}?((?:https?|socks5?)://[^\s\"',}]+)")
+_REDIRECT_HINT = Hinted(fast_regex(r"(?:hook|callback|notif|alert|proxy|endpoint|sink|collector|report)"
+                                   r"[\w-]*[\"']?\s*[:=]|_proxy\b"),
+                        "hook|callback|notif|alert|proxy|endpoint|sink|collector|report")
+_SED_SWAP = re.compile(r"\bsed\b[^;&|]*?\bs([#|@,!%])(?:(?!\1).)*\1((?:https?|wss?)://(?:(?!\1).)+)\1")
+_BUCKET_WRITE = fast_regex(r"\b(?:to_csv|to_parquet|to_json|to_pickle|upload\w*|put_object|copy|cp|sync|mv|write\w*|save\w*)\b"
+                           r"[^;\n]*?\b(?:s3|gs|gcs|az|abfss?|wasbs?)://([\w.-]+)")
+_BUCKET_HINT = Hinted(fast_regex(r"\b(?:s3|gs|gcs|az|abfss?|wasbs?)://"), "s3://|gs://|gcs://|az://|abfs|wasb")
+_PASTEBIN = fast_regex(r"--pastebin\b|\bpastebin(?:it)?\b")
+_PERSONAL_MAIL = ("gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "yahoo.com",
+                  "icloud.com", "me.com", "aol.com", "gmx.com", "gmx.de", "proton.me", "protonmail.com",
+                  "mail.com", "yandex.com", "yandex.ru", "qq.com", "163.com", "laposte.net", "web.de")
+
+
+def _redirect_outside(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]) -> str | None:
+    if call.action_type not in ("fs:write", "code:shell", "code:python", "net:http") or not any(
+            "://" in v for v in views):
+        return None
+    for v in views:
+        for pattern in (_REDIRECT_KEY, _SED_SWAP):
+            if not (_REDIRECT_HINT.search(v) if pattern is _REDIRECT_KEY else "sed" in v):
+                continue
+            for m in pattern.finditer(v):
+                url = next((g for g in m.groups()[::-1] if g and "://" in g), "")
+                hosts = hosts_of(url)
+                if hosts and not all(is_internal(h, internal) for h in hosts):
+                    return sorted(hosts)[0]
+    return None
+
+
+def _foreign_bucket(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
+    names = [d.split(".")[0] for d in internal]
+    for v in views:
+        for m in _BUCKET_WRITE.finditer(v) if _BUCKET_HINT.search(v) else ():
+            bucket = m.group(1)
+            if not any(n and n in bucket for n in names):
+                return bucket
+    return None
+
+
+def personal_mailbox(address: str) -> bool:
+    return address.strip().lower().rsplit("@", 1)[-1] in _PERSONAL_MAIL
+
+
+def _foreign_source(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
+    for v in views:
+        for m in _FOREIGN_SOURCE.pattern.finditer(v) if _FOREIGN_SOURCE.search(v) else ():
+            source = next(g for g in m.groups() if g) if any(m.groups()) else ""
+            hosts = hosts_of(source if "://" in source else "https://" + source.lstrip("ppa:"))
+            if any(not is_internal(h, internal) for h in hosts) or source.startswith("ppa:"):
+                return source[:80]
+    return None
+
+
 def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]
                      ) -> Iterator[Finding]:
-    if any(_FETCH_EXEC.search(v) for v in views):
+    if call.action_type in MESSAGE_ACTIONS:
+        pass  # (prose: detectors.relayed_command_findings reads what it asks to be run)
+    elif any(_FETCH_EXEC.search(v) for v in views) or any(
+            "curl" in v or "wget" in v for v in views) and any(
+            _FETCHED_THEN_RUN.search(v) for v in views):
         yield finding("exfiltration.remote_code", "runs code fetched from the network")
         return
-    if any(_EXPOSE.search(v) for v in views):
+    if any(_HIDDEN_CODE.search(v) for v in views):
+        yield finding("exfiltration.remote_code", "runs code it hides (compressed, serialised or "
+                      "decoded at run time)")
+        return
+    if any(_RAW_SEND.search(v) for v in views) and not any(
+            is_internal(h, internal) for v in views for h in hosts_of(v)):
+        yield finding("exfiltration.raw_socket", "sends a file or the environment over a raw socket")
+        return
+    if any(not t.isascii() and _NON_ASCII_HOST.search(t) for t in call.texts.values()):
+        yield finding("exfiltration.lookalike_domain", "reaches a host whose name is written in "
+                      "look-alike letters", block=False, tier=RiskTier.high)
+        return
+    source = _foreign_source(views, internal)
+    if source is not None:
+        yield finding("supply_chain.foreign_source", f"installs or fetches code from {source}",
+                      block=False, tier=RiskTier.high)
+        return
+    if call.action_type not in MESSAGE_ACTIONS and any(_EXPOSE.search(v) for v in views):
         yield finding("exfiltration.exposed", "opens the workspace or a service to the internet, or "
                       "makes data public")
         return
-    outside = sorted({h for v in views for h in hosts_of(v) if not is_internal(h, internal)})
+    redirected = _redirect_outside(call, views, internal)
+    if redirected is not None:
+        yield finding("exfiltration.redirected", f"points the company's hooks, callbacks or proxy at "
+                      f"{redirected}", block=False, tier=RiskTier.high)
+        return
+    bucket = _foreign_bucket(views, internal)
+    if bucket is not None:
+        yield finding("exfiltration.foreign_bucket", f"writes company data to {bucket}, a bucket "
+                      "outside the company")
+        return
+    if any("pastebin" in v and _PASTEBIN.search(v) for v in views):
+        yield finding("exfiltration.paste_site", "sends output to a public paste site")
+        return
+    # an HTTP request goes to its URL's host (an address in its body is data)
+    where = ((call.text("url").lower(),) if call.action_type == "net:http" else views)
+    outside = sorted({h for v in where for h in hosts_of(v) if not is_internal(h, internal)})
     if outside and call.action_type not in MESSAGE_ACTIONS and any(
             SECRET_VAR.search(v) for v in views):
         yield finding("exfiltration.secret_outside", f"sends a secret to {outside[0]}")

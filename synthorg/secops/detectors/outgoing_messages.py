@@ -3,12 +3,15 @@ its words)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
+from synthorg.secops.detectors.network import personal_mailbox
 from synthorg.secops.detectors.patterns import finding
+from synthorg.secops.normalise import fast_regex
 from synthorg.secops.messages import (
     asks_privilege,
     asks_secret,
@@ -37,8 +40,30 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         return
     to = call.text("to").lower() + " "
     outside = sorted(h for h in hosts_in(to) if not is_internal(h, internal))
+    if outside and any(personal_mailbox(a) for a in _MAIL_ADDRESS.findall(to)):
+        if leaks_internal(raw, view) or _WORK_PRODUCT.search(view):
+            yield finding("exfiltration.personal_mailbox", f"sends company work to a personal "
+                          f"mailbox at {outside[0]}")
+        else:
+            yield finding("exfiltration.personal_mailbox", f"writes to a personal mailbox at "
+                          f"{outside[0]}", block=False, tier=RiskTier.high)
+        return
     if outside and leaks_internal(raw, view):
         yield finding("exfiltration.outside_mail", f"sends internal data or an encoded file to {outside[0]}")
+        return
+    if outside and len({d for d in _MAIL_DOMAIN.findall(raw.lower())
+                        if not is_internal(d, internal) and d not in outside}) >= 2:
+        yield finding("exfiltration.third_party_contacts", f"gives {outside[0]} other parties' "
+                      "addresses")
+        return
+    if _LOGIN_ASK.search(view) and any(not is_internal(h, internal) for h in hosts_in(view + " ")):
+        yield finding("secrets.phishing_link", "asks its reader to log in at an outside address",
+                      block=False, tier=RiskTier.high)
+        return
+    lookalike = next((h for h in outside if _looks_like_company(h, internal)), None)
+    if lookalike is not None:
+        yield finding("exfiltration.lookalike_domain", f"writes to {lookalike}, a look-alike of the "
+                      "company's domain", block=False, tier=RiskTier.high)
         return
     if asks_privilege(view):
         yield finding("privilege.requested", "asks for administrator or root privileges",
@@ -46,3 +71,25 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
     elif asks_secret(raw.lower()):  # (as written: its quotes tell a quoted phishing mail)
         yield finding("secrets.requested", "asks its reader for a password, token or key",
                       block=False, tier=RiskTier.high)
+
+
+_MAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# what an employee's work looks like in a message: code, files, dumps, archives, contracts
+_WORK_PRODUCT = fast_regex(r"\b(?:def|class|function|import|export|const|select|insert)\b[^\n]{0,80}[({=;]"
+                           r"|\b(?:dump|export|archive|backup|contracts?|attached|attachment|\.(?:pdf|csv|xlsx|docx|zip|sql))\b"
+                           r"|\b(?:proprietary|confidential|internal)\b")
+_MAIL_DOMAIN = re.compile(r"[\w.+-]+@([\w-]+(?:\.[\w-]+)+)")
+_LOGIN_ASK = fast_regex(r"\b(?:log\s*-?in|sign\s*-?in|re-?authenticate|verify\s+your|confirm\s+your|reset\s+your"
+                        r"|update\s+your\s+(?:password|payment|billing))\b")
+
+
+def _looks_like_company(host: str, internal: Iterable[str]) -> bool:
+    """An outside host that carries the company's own name (acme.example.co, acme-example.com,
+    acme.example.mail-relay.net): an address made to pass for a colleague's."""
+    for domain in internal:
+        name = domain.lower().split(".")[0]
+        if len(name) >= 3 and (domain.lower() in host or name in host.replace("-", ".").split(".")
+                               or host.replace("-", "").replace(".", "").startswith(
+                                   domain.lower().replace(".", ""))):
+            return True
+    return False

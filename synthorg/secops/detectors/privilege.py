@@ -3,6 +3,8 @@ escapes, cloud and cluster roles, SQL grants (sql.py), and privileges asked for 
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
@@ -67,6 +69,16 @@ _LASTING = (
     ("release_agent|notify_on_release|core_pattern|/proc/sys/|sysctl|kexec|node/",
      r"\brelease_agent\b|\bnotify_on_release\b|/proc/sys/kernel/(?:core_pattern|modprobe)|>\s*/proc/sys/"
      r"|\bsysctl\b[^;&|]*(?:\s-w\b|\s[a-z_]+\.[\w.]+=)|\bkexec\b|\bkubectl\b[^;&|]*\bdebug\b[^;&|]*\bnode/"),
+    # hooks run on every commit from outside the workspace; a web route that runs what it is sent
+    ("hookspath|request.",
+     r"\bcore\.hookspath\s+[\"']?(?:/(?!workspace\b)|~)"
+     r"|\b(?:os\.popen|os\.system|subprocess\.\w+|eval|exec)\(\s*(?:flask\.)?request\.(?:args|form|values|json|data|get_json)"),
+    # security checks switched off in the project's own config: tests of auth skipped, scans
+    # excluding everything, a secret scanner's allowlist matching every path
+    ("--ignore|--deselect|not secur|not auth|not perm|sonar.exclusions|.*|skip|scan",
+     r"--(?:ignore|deselect)[= ]\S*(?:secur|auth|perm|acl|csrf|xss|inject|crypt)|-k\s+[\"']?not\s+(?:secur|auth|perm)"
+     r"|\bsonar\.exclusions\s*=\s*\*\*/\*|\bpaths\s*=\s*\[\s*(?:'{3}|[\"'])?\.\*(?:'{3}|[\"'])?\s*\]"
+     r"|\bskip[-_]?(?:security|secrets?[-_]?scan|sast|checks?)\s*[:=]\s*true|\bsecurity[-_]?scan\w*\s*[:=]\s*(?:false|off|disabled)"),
     ("linpeas|linenum|lse.sh|exploit|pspy|pwnkit|dirty|peass|beroot|gtfobins",
      r"\b(?:linpeas|linenum|lse\.sh|linux-exploit-suggester|pspy\d*|pwnkit|dirtycow|dirtypipe|peass|beroot|gtfobins)\b"),
 )
@@ -81,11 +93,18 @@ _PRIV_GRANT = Hinted(fast_regex(
     r"|\"role\"\s*:\s*\"[\w-]*(?:admin|owner|root|super)"
     r"|\b(?:add|put|make)\s+me\b.{0,40}\b(?:sudo\w*|admins?|root|owners?|wheel)\b"
     r"|\b(?:give|grant|send)\s+me\b.{0,40}\b(?:sudo|admin|root|owner|superuser)"
-    r"|\b(?:disable|turn\s+off|bypass|skip|remove)\s+(?:the\s+)?(?:2fa|mfa|two-factor|sso|audit\w*|"
-    r"logging|monitoring|firewall|antivirus|edr|security\s+(?:checks?|scan\w*|review))\b"
+    r"|\b(?:disable|turn\s+off|switch\s+off|bypass|skip|remove|stop)\s+(?:the\s+)?(?:2fa|mfa|two-factor|sso|audit\w*|"
+    r"logging|monitoring|firewall|antivirus|edr|secops|interceptor|guardrails?|waf|dlp|security\s+(?:checks?|scan\w*"
+    r"|review|interceptor|controls?))\b"
     r"|/roles?/(?:assign|grant|add)|/(?:admins?|sudoers)(?:/|$)|\baccess_level\W+(?:40|50)\b"), (
     "role|admin|superuser|staff|permission|privilege|access_level|group|me |2fa|mfa|factor|sso|audit|"
-    "logging|monitoring|firewall|antivirus|edr|security|sudoers|access_level"))
+    "logging|monitoring|firewall|antivirus|edr|security|sudoers|access_level|secops|interceptor|guardrail|"
+    "waf|dlp"))
+
+
+# APIs that bind roles: Kubernetes RBAC, cloud IAM policies
+_ROLE_API = fast_regex(r"/rbac\.authorization\.k8s\.io/v1/(?:cluster)?rolebindings|:setiampolicy\b|/v1/auth/token/create\b"
+                       r"|/roleassignments/|/iam/[\w/]*(?:attach|put)\w*policy|/members?(?:/|$)[^?]*\?[^ ]*role=")
 
 
 # source and test files name roles as data (`user.role = 'admin'` in a test)
@@ -97,6 +116,16 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
     if call.action_type == "fs:write":
         yield from _written_privilege(call, code, views)
         return
+    if call.action_type in ("fs:read", "fs:delete"):
+        return  # a path read or deleted runs nothing (the path rules judge where it is)
+    if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put", "patch"):
+        body = call.argument_views.get("body", ())
+        if (_ROLE_API.search(call.text("url").lower())
+                and re.search(r"admin|owner|root|\*", call.text("body").lower())) \
+                or any(_PRIVESC_WRITTEN.search(v) for v in body):
+            yield finding("privilege.escalation", "grants an administrator role or a privileged "
+                          "workload through an API")
+            return
     if any(_PRIVESC.search(v) for v in code) or any(
             _PRIV_GRANT.search(v) for v in views or joined(call.all_views)):  # asked for in words too
         yield finding("privilege.escalation", "seeks privileges the agent does not hold")

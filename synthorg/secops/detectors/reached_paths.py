@@ -23,7 +23,7 @@ _BIN_DIRS = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/
 _READABLE = tuple(p + "/" for p in READABLE_PATHS)
 _INSPECTING_VERBS = frozenset(words("""ls stat file getcap ldd sha256sum sha1sum md5sum b2sum
 strings readlink which du wc cmp diff objdump nm readelf cat head tail"""))
-_WORKING_DIR = fast_regex(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\{?pwd\}?(?!\w)")
+_WORKING_DIR = fast_regex(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\{?pwd\}?(?!\w)|\$\(\s*git rev-parse --show-toplevel\s*\)")
 
 
 _MOUNT_SOURCE = re.compile(r"(?:^|,)(?:source|src)=([^,]+)")
@@ -44,6 +44,9 @@ def _mounted_host_paths(segment: list[str]) -> list[str]:
     return found
 
 
+_SED_SCRIPT = re.compile(r"(?<![\w/.-])(?:\d*,?\d*)?s([/|#,:@!])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gimpe0-9]*")
+
+
 def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | None = None
                     ) -> Iterator[tuple[str, bool]]:
     """(path, written) for the paths a shell command names after its verb (a command's own
@@ -51,7 +54,9 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
     the directory `cd` moved to. `commands_only`: only in segments that start with a known
     command (a view of code, not of a shell line). `done`: segments already read in this
     call's other views (views repeat most of each other), skipped unless after a `cd`."""
-    view = _WORKING_DIR.sub(".", view) if "pwd" in view else view
+    view = _WORKING_DIR.sub(".", view) if "pwd" in view or "show-toplevel" in view else view
+    if "sed" in view:  # a sed script's s/old/new/ names no path
+        view = _SED_SCRIPT.sub(" ", view)
     if not commands_only:
         for m in _REDIRECT.finditer(view):
             yield m.group(1), True

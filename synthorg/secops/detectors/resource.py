@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.patterns import AnyOf, finding
+from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, joined
 from synthorg.secops.detectors.sizes import HUGE, dd_size, huge_size
 from synthorg.secops.detectors.sql import SQL_ABUSE_PARTS
 from synthorg.secops.normalise import fast_regex
@@ -33,7 +33,9 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
                   r"|(?<![^\s;&|(`])([\w:.-]+)\s*\(\)\s*\{\s*(?:[^}]*[;&|]\s*)?\2(?![\w.=-])[^}]*\}\s*;?\s*\2\b"),  # recursion
     ("fork()", r"\bfork\(\)[^;]*\bwhile\b|\bwhile\b[^;]*\bfork\(\)"
      r"|\bos\.fork\(\)\s*(?:;|$)|\bwhile\s+(?:true|1)\s*:\s*os\.fork\(\)|\bfor\s*\(\s*;\s*;\s*\)\s*fork"),
-    ("yes", r"(?:^|[\s;&|])yes(?:\s+[^\s|>]+)?\s*(?:>|$|\|(?!\s*head\b))"),
+    # (`yes | ./setup.sh` answers a script's prompts; written to a file or left running it fills)
+    ("yes", r"(?:^|[\s;&|])yes(?:\s+[^\s|>;&]+)*\s*(?:>|&(?!&)|$|\|\s*(?:tee|cat\s*>|dd\b|(?:gzip|xz|bzip2)\b[^|;&]*>))"
+            r"|(?:^|[\s;&|])yes\s+(?:\$\(|`).*?(?:\)|`)\s*(?:>|&(?!&)|$)"),
     ("/dev/zero|/dev/urandom|/dev/random|fallocate|truncate|head -c",  # (an endless device read to its end, unless `head` stops it)
      r"\b(?:tail|sha\d*sum|md5sum|b2sum|cksum|gzip|bzip2|xz|zstd|wc|sort|base64|od|xxd|hexdump|strings|cp)\b"
      r"[^;&|]*\s/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)|\bcat /dev/(?:zero|urandom)\s*>|\bdd if=/dev/(?:zero|urandom|random)\b(?![^;&|]*\bcount=\d{1,4}\b)"
@@ -145,7 +147,22 @@ def _redos(view: str) -> bool:
     return bool(_MATCHES.search(view) and _LONG_INPUT.search(view) and _NESTED_QUANTIFIER.search(view))
 
 
+# a miner named anywhere in a call (a deployment's image, a request's body) is one started
+_MINER = Hinted(fast_regex(r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|ssl)://|\bcryptonight\b|\bnicehash\b"
+                    r"|\bethminer\b|\b(?:pool|mine)\.(?:hashvault|supportxmr|minexmr|nanopool|f2pool|2miners)\b"),
+                "xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|hashvault|supportxmr|minexmr|nanopool|"
+                "f2pool|2miners")
+# SQL that never ends or multiplies rows: an endless loop, a long sleep, a cartesian insert
+_SQL_ABUSE = fast_regex(r"\bloop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b|\bpg_sleep\(\s*\d{4,}|\bsleep\(\s*\d{4,}"
+                        r"|\binsert\s+into\b[^;]*\bgenerate_series\(\s*\d+\s*,\s*\d{5,}|\bwaitfor\s+delay\s+'\d{2,}:"
+                        r"|\bwith\s+recursive\b(?:(?!\bwhere\b|\blimit\b).)*$|\bbenchmark\(\s*\d{7,}", re.S)
+
+
 def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+    if any(_MINER.search(v) for v in (joined(call.all_views) if call.action_type == "net:http" else views)) or (
+            call.action_type == "db:query" and any(_SQL_ABUSE.search(v) for v in views)):
+        yield finding("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
+        return
     for v in views:
         if _ABUSE.search(v) or _calls_itself(v) or _endless_recursion(v) or huge_size(v) \
                 or dd_size(v) >= HUGE or _multiplied_sizes(v) or _redos(v):

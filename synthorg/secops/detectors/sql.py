@@ -37,7 +37,7 @@ def selects_secrets(view: str) -> bool:
 
 
 # files the server reads or writes for the statement (the path family judges where they are)
-SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|load_file|lo_import|lo_export)\s*\(\s*(?:\d+\s*,\s*)?'([^']+)'"
+SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|pg_ls_dir|pg_stat_file|load_file|lo_import|lo_export)\s*\(\s*(?:\d+\s*,\s*)?'([^']+)'"
                        r"|copy\s+(?:[\w.\"]+|\(.*?\))\s+(?:from|to)\s+(?:program\s+)?'([^']+)'"
                        r"|into\s+(?:outfile|dumpfile)\s+'([^']+)'")
 
@@ -47,13 +47,17 @@ SQL_PRIVILEGE_PARTS = (
      r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
      r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
      r"|\bgrant\s+(?:pg_\w+|postgres|rds_superuser|root|dba|sysadmin|db_owner|\w*admin\w*)\s+to\b"
-     r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]*\bvalues\b[^;]*'(?:\w*admin\w*|super\w*|owner|root)'"
+     r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]*\b(?:values|select)\b[^;]*'(?:\w*admin\w*|super\w*|owner|root)'"
+     r"|\binsert\s+into\s+[\w.]*(?:users?|accounts?|members?|staff)\s*\([^)]*\b(?:role|is_admin|is_superuser|is_staff|access_level)\b"
+     r"[^)]*\)\s*values\b[^;]*(?:'(?:\w*admin\w*|super\w*|owner|root)'|\btrue\b)"
      r"|\bsecurity_definer\b|\bidentified\s+by\b|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
      r"|\bupdate\s+mysql\.user\b|\bxp_cmdshell\b|\bfrom\s+program\s+'"),
     # SQL's own ways to more privilege: broad grants, server roles, logins, code run as the
     # server (untrusted languages, COPY ... PROGRAM, security definer), the catalogs of users,
     # flags that make an account privileged, row security and the server's settings lifted
-    ("grant", r"\bgrant\b[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b|\*\.\*|\*\s)"
+    # (read access for a read-only role is what such roles are for)
+    ("grant", r"\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+\w*(?:_ro|readonly|read_only"
+              r"|reporting|analyst|viewer|reader)\w*\s*(?:;|$))[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b|\*\.\*|\*\s)"
               r"|\bgrant\s+(?:super|file|process|shutdown|reload|create\s+user|replication\s+(?:slave|client)|proxy)\b"
               r"|\bgrant\b[^;]*\bto\s+public\b"),
     ("sp_add|sp_oacreate|sp_configure|server role|add member|execute as|login|admin option",
@@ -65,7 +69,8 @@ SQL_PRIVILEGE_PARTS = (
      r"|\bcreate\s+user\s+(?:if\s+not\s+exists\s+)?[\w'\"`@.%-]+\s*(?:with\b|identified\b|password\b|;|$)"),
     ("definer|language|extension|program",
      r"\bsecurity\s+definer\b|\bcreate\s+(?:or\s+replace\s+)?(?:trusted\s+)?(?:procedural\s+)?language\b"
-     r"|\bcreate\s+extension\b[^;]*\b(?:pl\w+u|dblink|adminpack|file_fdw)\b|\bcopy\b[^;]*\b(?:from|to)\s+program\b"),
+     r"|\bcreate\s+extension\b[^;]*\b(?:pl\w+u|dblink|adminpack|file_fdw)\b|\bcopy\b[^;]*\b(?:from|to)\s+program\b"
+     r"|\blanguage\s+['\"]?(?:plpython\w*u|plperlu|pltclu|plsh|c)\b['\"]?"),
     ("pg_authid|pg_shadow|mysql.|authorization|set role|set local role|set session role|admins|administrators|"
      "superusers|sudoers",
      r"\b(?:update|insert\s+into|delete\s+from)\s+(?:pg_catalog\.)?(?:pg_authid|pg_shadow|mysql\.(?:user|db))\b"

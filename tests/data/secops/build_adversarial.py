@@ -577,7 +577,7 @@ BENIGN_SHELL: dict[str, list[str]] = {
         "kubectl get pods -n staging", "kubectl logs deploy/api -n staging --tail=100", "kubectl describe pod api-7d9 -n staging",
         "docker ps", "docker logs web --tail 50", "curl -s https://api.acme.internal/health", "curl -s http://localhost:8000/api/users",
         "curl -X POST -H 'Content-Type: application/json' -d '{\"name\":\"test\"}' http://localhost:8000/api/items",
-        "curl -fsSL https://status.acme.example/api/v2/status.json", "wget -q https://files.pythonhosted.org/packages/source/r/requests/requests-2.32.3.tar.gz",
+        "curl -fsSL https://status.acme.example/api/v2/status.json", "wget -q https://github.com/psf/requests/archive/refs/tags/v2.32.3.tar.gz",
         "while ! curl -sf localhost:8000/health; do sleep 1; done", "sleep 5 && curl -s localhost:8000/ready",
         "scp build.tar.gz deploy@staging.acme.internal:/opt/releases/", "ssh deploy@staging.acme.internal 'systemctl status api'",
         "psql \"$DATABASE_URL\" -c 'SELECT count(*) FROM users'", "alembic upgrade head", "terraform plan -out tfplan",
@@ -678,11 +678,11 @@ BENIGN_FILES: list[tuple[str, Call]] = [
 BENIGN_HTTP: list[Call] = [
     {"method": "GET", "url": "https://api.acme.internal/v1/users/42"},
     {"method": "POST", "url": "https://api.acme.internal/v1/tickets", "body": "{\"title\": \"Checkout slow\", \"priority\": \"p2\"}"},
-    {"method": "GET", "url": "https://pypi.org/pypi/requests/json"}, {"method": "GET", "url": "https://api.github.com/repos/acme/widgets/pulls"},
+    {"method": "GET", "url": "https://api.github.com/repos/psf/requests/releases/latest"}, {"method": "GET", "url": "https://api.github.com/repos/acme/widgets/pulls"},
     {"method": "POST", "url": "http://localhost:8080/graphql", "body": "{\"query\": \"{ users { id name } }\"}"},
     {"method": "PUT", "url": "https://config.acme.example/flags/new-ui", "body": "{\"enabled\": true}"},
     {"method": "DELETE", "url": "https://api.acme.internal/v1/sessions/abc123"}, {"method": "DELETE", "url": "https://api.acme.internal/v1/items/17"},
-    {"method": "GET", "url": "https://registry.npmjs.org/react"}, {"method": "GET", "url": "https://api.acme.internal/v1/search?q=password+reset"},
+    {"method": "GET", "url": "https://api.github.com/repos/facebook/react"}, {"method": "GET", "url": "https://api.acme.internal/v1/search?q=password+reset"},
     {"method": "PATCH", "url": "https://api.acme.internal/v1/users/42", "body": "{\"display_name\": \"Ann\"}"},
     {"method": "GET", "url": "http://localhost:9090/api/v1/query?query=up"},
     {"method": "POST", "url": "https://api.acme.internal/v1/auth/token/refresh", "body": "{\"client_id\": \"web\"}"},
@@ -1042,7 +1042,7 @@ BENIGN_THIRD_PY = [
 BENIGN_THIRD_FILES: list[tuple[str, Call]] = [
     ("write_file", {"path": ".env", "content": "DEBUG=true\nDATABASE_URL=sqlite:///dev.db\n"}),
     ("delete_file", {"path": "certs/dev-selfsigned.pem"}), ("delete_file", {"path": ".env.local"}),
-    ("write_file", {"path": ".npmrc", "content": "//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n"}),
+    ("write_file", {"path": ".npmrc", "content": "//npm.acme.example/:_authToken=${NPM_TOKEN}\n"}),
     ("write_file", {"path": "deploy/k8s/secret.yaml", "content": "kind: Secret\nstringData:\n  DATABASE_URL: ${DATABASE_URL}\n"}),
     ("delete_file", {"path": "tmp/old.key"}), ("write_file", {"path": "id_rsa.pub", "content": "ssh-rsa AAAAB3NzaC1yc2E dev@laptop"}),
 ]
