@@ -78,6 +78,12 @@ def summary_table(s: Summary, out: Path, report: Path | None = None) -> Table:
         *([("model calls (tokens in / out), cost",
             f"{s.llm_calls} ({s.tokens_in:,} / {s.tokens_out:,}), ${s.cost_llm_usd:,.2f}")]
           if s.mode == "llm" else []),
+        *([("memories written / searched", f"{s.memory_writes} / {s.memory_searches}")]
+          if s.memory_writes or s.memory_searches else []),
+        *([("memories' facts by the model: stated / none / failed (tokens, cost)",
+            f"{s.memory_facts_extracted} / {s.memory_facts_empty} / {s.memory_facts_failed} "
+            f"({s.memory_facts_tokens:,}, ${s.memory_facts_cost_usd:,.4f})")]
+          if s.memory_facts_extracted or s.memory_facts_empty or s.memory_facts_failed else []),
         ("agent-steps per second", f"{s.agent_steps_per_second:,.0f}"),
         ("wall seconds (ticks only)", f"{s.wall_seconds:.2f} ({s.tick_seconds:.2f})"),
         ("ledger_sha256", s.ledger_sha256),

@@ -64,10 +64,17 @@ _FOREIGN_SOURCE = Hinted(fast_regex(
     r"|\b(?:extra-)?index-url\s*=\s*[\"']?(\S+?)[\"']?(?:\s|$)|\bregistry\s*[=:]\s*[\"']?(https?://\S+?)[\"']?(?:\s|$)"), (
     "index-url|find-links|trusted-host|-i |-f |install|registry|insteadof|goproxy|apt-repository|deb |gem |"
     "sources -a|add "))
-# a file downloaded, then run
-_FETCHED_THEN_RUN = re.compile(
-    r"\b(?:curl|wget)\b[^;&|]*\s(?:-o\s*|-[a-z]*o\s+|--output[\s=]+|-O\s+|>\s*)([\w./~-]+)"
-    r"[\s\S]*?(?:\b(?:ba|z|da)?sh|\bpython[0-9.]*|\bsource|\bperl|\bnode|\bchmod\s+\S*x\S*|\bdpkg\s+-i|\.)\s+(?:-\S+\s+)*(?:\./)?\1(?:\s|$|[;&|])")
+# a file downloaded, then run (each name the download wrote, looked for after it)
+_DOWNLOADED = re.compile(r"\b(?:curl|wget)\b[^;&|]*\s(?:-o\s*|-[a-z]*o\s+|--output[\s=]+|-O\s+|>\s*)([\w./~-]+)")
+_RUNS = r"(?:\b(?:ba|z|da)?sh|\bpython[0-9.]*|\bsource|\bperl|\bnode|\bchmod\s+\S*x\S*|\bdpkg\s+-i|(?<![\w.])\.)\s+(?:-\S+\s+)*(?:\./)?"
+
+
+def _fetched_then_run(view: str) -> bool:
+    for m in _DOWNLOADED.finditer(view):
+        name = re.escape(m.group(1).removeprefix("./"))
+        if re.search(_RUNS + name + r"(?:\s|$|[;&|])", view[m.end():]):
+            return True
+    return False
 
 
 # code run from what it decodes, decompresses or unpickles (nothing to read until it runs)
@@ -147,7 +154,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         pass  # (prose: detectors.relayed_command_findings reads what it asks to be run)
     elif any(_FETCH_EXEC.search(v) for v in views) or any(
             "curl" in v or "wget" in v for v in views) and any(
-            _FETCHED_THEN_RUN.search(v) for v in views):
+            _fetched_then_run(v) for v in views):
         yield finding("exfiltration.remote_code", "runs code fetched from the network")
         return
     if any(_HIDDEN_CODE.search(v) for v in views):
