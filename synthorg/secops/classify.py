@@ -68,7 +68,8 @@ ldd nm objdump printenv seq yes rev shuf tput clear sum cksum getent locale stty
 users w last lsblk ip ifconfig route arp journalctl vmstat iostat mpstat pidstat sar dmesg
 ulimit mtr lsmod systemd-analyze nice ionice iotop pgrep pidof id tracepath whois"""))
 _SHELL_KEYWORDS = frozenset(words("""for do done while until if then elif else fi case
-esac function { } ! time timeout nohup exec command builtin eval"""))
+esac function { } ! time timeout nohup exec command builtin eval break continue exit return
+wait trap shift local readonly"""))
 _SHELL_RUN = frozenset(words("""pytest python python3 node deno bun npm npx yarn pnpm
 make cmake cargo go mvn gradle ruff mypy black isort flake8 pylint eslint prettier tsc
 jest vitest mocha tox nox coverage pre-commit bandit semgrep shellcheck hadolint uvicorn
@@ -80,7 +81,8 @@ cypress gh hub glab pyenv nvm rbenv asdf direnv conda mamba just task invoke fab
 pre-commit pyright pyre tflint checkov kubeval kubeconform helmfile-lint golangci-lint
 staticcheck govulncheck pip-audit npm-audit safety detect-secrets jupyter nbconvert papermill
 migrate goose flyway liquibase dbmate sqlfluff terraform-docs actionlint yamllint markdownlint
-hugo jekyll dbt great_expectations pytest-xdist"""))
+hugo jekyll dbt great_expectations pytest-xdist perl ruby busybox vim vi nvim ex stress-ng
+promtool pip-compile uv-lock jq yq"""))
 _SHELL_WRITE = frozenset(words("""mkdir touch cp mv ln tar zip unzip gzip gunzip bzip2 xz
 chmod tee patch truncate install rsync fallocate"""))
 _INSTALL = re.compile(r"^(?:pip|pip3|pipx|npm|yarn|pnpm|apt|apt-get|yum|dnf|apk|brew|gem|cargo|go|"
@@ -112,7 +114,7 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
         return ("pkg:restore" if _RESTORE.match(line)
                 else "pkg:pinned" if _pinned(line) else "pkg:install")
     if verb == "crontab":
-        return "fs:read" if words[1:] == ["-l"] else "infra:service"
+        return "fs:read" if words[1:2] == ["-l"] else "infra:service"
     if verb in ("psql", "mysql", "sqlite3", "redis-cli", "mongosh", "mongo"):
         sql = re.search(r"\s(?:-c|-e|--command|--execute)\s+(.+)$", line)
         return sql_action(sql.group(1).strip("'\"")) if sql else "db:read"
@@ -153,9 +155,11 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
                        sub == "rollout" and len(words) > 2 and words[2] in ("status", "history")):
             return "infra:read"
         return "infra:service" if verb in ("systemctl", "service") else "deploy:release"
+    if verb in ("pkill", "killall") and re.search(r"\s-u\s*['\"]?(?:\$\(id -u\)|\$user\b|\$\{user\})", line):
+        return "proc:own"  # the agent's own user's processes
     if verb in ("kill", "pkill", "killall"):
         return "proc:kill"
-    if verb == "rm" or verb == "rmdir" or verb == "unlink":
+    if verb in ("rm", "rmdir", "unlink", "shred"):
         return "fs:delete"
     if verb == "sed" and any(w.startswith("-i") for w in words[1:]):
         return "fs:write"
@@ -193,6 +197,7 @@ _RESTORE = re.compile(r"^(?:pip3?\s+install\s+(?:-\w+\s+)*(?:-r\s+\S+|-e\s+\S+|\
                       r"|(?:npm|pnpm)\s+(?:ci|install|i)(?:\s+--?[\w-]+)*\s*$|yarn(?:\s+install)?(?:\s+--[\w-]+)*\s*$"
                       r"|(?:poetry|pipenv|bundle|composer|uv|pdm)\s+(?:install|sync)\b(?:\s+--?[\w-]+)*\s*$"
                       r"|go\s+mod\s+download\s*$|cargo\s+fetch\s*$)")  # the project's own declared deps
+_QUOTED_ARG = re.compile(r"'[^'\n]*'|\"(?:[^\"\\\n]|\\.)*\"")
 _WRAPPED = re.compile(r"^\s*(?:\S*/)?(?:ba|z|da)?sh\s+-c\s+(['\"])(.*)\1\s*$", re.S)
 _PY_C = re.compile(r"^\s*python[0-9.]*\s+-c\s+(['\"])(.*)\1\s*$", re.S)
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)(\w+)\1([^\n]*)\n.*?\n\s*\2\s*(?=\n|$)", re.S)
@@ -200,7 +205,7 @@ _LOOP_HEADER = re.compile(r"^\s*(?:for|select)\s+\w+\s+in\b[^;]*$|^\s*for\s*\(\(
 _PY_SHELL = re.compile(r"\b(?:os\.system|os\.popen|subprocess\.\w+|pty\.spawn|commands\.\w+)\s*\(")
 _PY_SYSTEM = re.compile(r"\b(?:socket|requests|urllib|http\.client|ctypes|smtplib|ftplib|"
                         r"paramiko|httpx|aiohttp)\b")
-_PY_RAW = re.compile(r"\bctypes\b|\bsocket\.(?:socket|create_connection)\b|\bparamiko\b|\bftplib\b")
+_PY_RAW = re.compile(r"\bctypes\.(?:cdll|windll|pythonapi|memmove|memset|string_at|cast|util)\b|\bctypes\.CDLL\b|\bsocket\.(?:socket|create_connection)\b|\bparamiko\b|\bftplib\b")
 _SQL_VERB = re.compile(r"^\s*(\w+)")
 # scratch objects dropped or emptied, views replaced: nothing of the company's data goes
 # read access given to a read-only role, or access taken back: nothing gained
@@ -222,6 +227,7 @@ def shell_action(command: str, tiers: Mapping[str, RiskTier], internal: tuple[st
     if inline:
         return python_action(inline.group(2), tiers, internal)
     command = _HEREDOC.sub(r" \3", command)  # a here-document's body is data
+    command = _QUOTED_ARG.sub("''", command)  # a quoted argument is one word (its | ; & are text)
     kinds = [_shell_segment(seg.split(), internal)
              for seg in _SEGMENTS.split(command.lower())
              if seg.strip() and not _LOOP_HEADER.match(seg)]
@@ -236,7 +242,8 @@ def python_action(code: str, tiers: Mapping[str, RiskTier], internal: tuple[str,
         return "code:run"
     outside = [h for h in hosts_in(code) if not is_internal(h, internal)]
     # the company's own services by HTTP, or a host name asked for, are ordinary work
-    return "code:system" if outside or _PY_RAW.search(code) else "code:run"
+    local = bool(hosts_in(code)) and not outside  # a raw socket to the agent's own machine
+    return "code:system" if outside or (_PY_RAW.search(code) and not local) else "code:run"
 
 
 def sql_action(query: str) -> str:
@@ -249,6 +256,7 @@ def sql_action(query: str) -> str:
         verb = m.group(1)
         kinds.append("db:read" if verb in ("select", "with", "explain", "show", "describe",
                                            "desc", "values", "table", "analyze")
+                     else "db:read" if verb in ("attach", "detach", "pragma")  # (the file: path rules)
                      else "db:write" if verb in ("insert", "update", "delete", "upsert", "merge",
                                                  "replace", "copy", "begin", "commit",
                                                  "rollback", "set", "vacuum")

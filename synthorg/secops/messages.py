@@ -141,8 +141,8 @@ _PRIVILEGE = (r"(?:root|sudo|admin(?:istrator)?|superuser|owner|elevated|unrestr
               r"(?:access|rights|privileges?|permissions?|role|shell|password|account)\b")
 _ASKS_PRIVILEGE = fast_regex(
     r"\b(?:add|put|make|grant|give|promote|elevate|upgrade|escalate|move)\b[^.?!\n]{0,50}?\b(?:to|into|in|as|an?)"
-    r"\s+(?:the\s+)?(?:sudoers?|sudo\s+group|wheel(?:\s+group)?|admins?\b|administrators?\b|root\b|superusers?\b"
-    r"|domain\s+admins|owners?\b|org\s+owners?|cluster-admin|db_owner|sysadmin)"
+    r"\s+(?:the\s+)?(?:sudoers?|sudo\s+group|wheel(?:\s+group)?|[\w-]*admins?\b|administrators?\b|root\b|superusers?\b"
+    r"|domain\s+admins|owners?\b|org\s+owners?|cluster-admin|db_owner|sysadmin)|\bgrant\s+(?:\w+\s+)?sudo\b"
     # privileges for the writer (or an agent), not a mention of who has them
     r"|\b(?:grant|give|assign|get|enable|set\s+up)\s+(?:me|us|my\s+\w+|our\s+\w+|agent[\w-]*|the\s+agent|this\s+agent)"
     r"\b[^.?!\n]{0,40}?\b" + _PRIVILEGE +

@@ -492,7 +492,7 @@ def _without_echoed_text(text: str) -> str:
     # (a double-quoted $(...) or `...` runs: echo "$(cat /run/secrets/key)" >> file; a CI
     # expression ${{ ... }} is filled in before any shell runs)
     return _ECHO_DATA.sub(lambda m: m.group(0) if "${{" in m.group(0) or m.group(2) == '"' and (
-        "$(" in m.group(0) or "`" in m.group(0)) else m.group(1) + " _", text)
+        "$" in m.group(0) or "`" in m.group(0)) else m.group(1) + " _", text)
 
 
 _SHELL_SYNTAX = re.compile(r"[\"'\\$`~]")  # what makes the shell read a text other than as written
@@ -512,14 +512,19 @@ def _forms(raw: str) -> list[str]:
         substituted = substitute_vars(raw)
         forms += [plain if substituted == raw else unquoted(substituted), plain,
                   plain if echoed == raw else unquoted(echoed)]
-    if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--"):
+    if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or (
+            "--" in raw and _SQL_WORDS.search(raw)):  # (--WHERE in SQL; --if-exists in a shell)
         forms += strip_sql_comments(raw)  # only text with comments has anything to strip
+    if "/*!" in raw:  # MySQL runs a versioned comment's text
+        forms.append(_MYSQL_VERSIONED.sub(r" \1 ", raw))
     if "||" in raw and "'" in raw:  # SQL strings built in pieces: 'DR'||'OP '||chr(84)||'ABLE'
         forms.append(_SQL_CONCAT.sub("", _SQL_CHR.sub(
             lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw)))
     return forms
 
 
+_MYSQL_VERSIONED = re.compile(r"/\*!\d*\s*(.*?)\*/", re.S)
+_SQL_WORDS = re.compile(r"\b(?:select|update|delete|insert|where|set|values)\b", re.I)
 _SQL_CHR = re.compile(r"\bchr\(\s*(\d{1,3})\s*\)", re.I)
 _SQL_CONCAT = re.compile(r"'\s*\|\|\s*'")
 

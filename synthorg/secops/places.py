@@ -20,6 +20,11 @@ HARMLESS_PATHS = ("/tmp", "/var/tmp", "/dev/null", "/dev/stdout", "/dev/stderr",
 # outside the workspace, harmless to read but not to write: programs and their libraries
 READABLE_PATHS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin", "/usr/lib", "/lib",
                   "/lib64", "/usr/include", "/usr/share", "/usr/local/lib", "/sys/fs/cgroup")
+# the top-level folders a system has (a lone "/word" elsewhere is no path anyone reaches)
+_KNOWN_TOP = frozenset({"/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var", "/usr",
+                        "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/opt", "/srv", "/mnt", "/media",
+                        "/run", "/snap", "/tmp", "/workspace", "/data", "/app", "/backup", "/backups",
+                        "/secrets", "/private", "/shared", "/export", "/nfs", "/volumes", "/config"})
 # outside the workspace and sensitive: system configuration, other users, the kernel, binaries
 SENSITIVE_ROOTS = ("/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var", "/usr",
                    "/bin", "/sbin", "/lib", "/lib64", "/opt", "/srv", "/mnt", "/media", "/run",
@@ -36,9 +41,11 @@ _USER_HOST = fast_regex(r"(?<![\w.@/-])[a-z0-9._\-]+@([a-z0-9][a-z0-9.\-]*\.[a-z
 _DEV_TCP = fast_regex(r"/dev/(?:tcp|udp)/([^/\s]+)/")
 # (the look-behind follows the first digit: a search then skips to digits)
 _BARE_IP = fast_regex(r"(\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3})(?![\w.])")
+_CONNECTED_HOST = fast_regex(r"\b(?:https?connection|create_connection|smtp(?:_ssl)?|ftp(?:_tls)?|transport|connect"
+                             r"|imap4(?:_ssl)?|pop3(?:_ssl)?|telnet)\(\s*\(?\s*[\"']([a-z0-9\-]+(?:\.[a-z0-9\-]+)+)[\"']")
 _NET_CMD_HOST = fast_regex(
     r"\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|host|ping|"
-    r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
+    r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
     r"\d{1,3}(?:\.\d{1,3}){3})\b")
 
 
@@ -87,6 +94,8 @@ def place_of(path: str, workspace: str) -> str:
     """`workspace`, `harmless` or `sensitive` (absolute `path`, resolved)."""
     if inside(path, workspace):
         return "workspace"
+    if path != "/" and path.count("/") == 1 and path not in _KNOWN_TOP and "." not in path:
+        return "harmless"
     if path in HARMLESS_PATHS or path.startswith(_HARMLESS_PREFIXES):
         return "harmless"
     return "sensitive"
@@ -141,6 +150,8 @@ def hosts_in(text: str) -> set[str]:
         found |= {m.group(1) for m in _DEV_TCP.finditer(text)}
     found |= {m.group(1) for m in _NET_CMD_HOST.finditer(text)}
     found |= {m.group(1) for m in _BARE_IP.finditer(text)}
+    if "(" in text:
+        found |= {m.group(1) for m in _CONNECTED_HOST.finditer(text)}
     # a URL's host is a host even when it ends like a file (transfer.sh, a .zip domain)
     return urls | {h.rstrip(".") for h in found
                    if h and h.rsplit(".", 1)[-1] not in _FILE_EXTENSIONS}
@@ -149,6 +160,12 @@ def hosts_in(text: str) -> set[str]:
 def is_metadata_host(host: str) -> bool:
     """A cloud instance-metadata service, where a machine's credentials are handed out."""
     host = canonical_host(host)
+    if ":" in host:
+        try:  # ::ffff:a9fe:a9fe is 169.254.169.254
+            mapped = ipaddress.ip_address(host.strip("[]")).ipv4_mapped  # type: ignore[union-attr]
+        except (ValueError, AttributeError):
+            mapped = None
+        host = str(mapped) if mapped is not None else host
     return (host.startswith("169.254.") or host in ("metadata.google.internal", "metadata",
             "fd00:ec2::254", "100.100.100.200") or host.endswith(".metadata.google.internal"))
 

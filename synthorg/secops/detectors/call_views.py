@@ -19,15 +19,25 @@ MESSAGE_ACTIONS = ("comms:email", "comms:message")
 # a test of the project's own: what it lists in strings are the cases it tests
 _TEST_FILE = fast_regex(r"(?:^|/)(?:tests?|spec|__tests__|testdata)/[^/]*[\w/.-]*\.(?:py|js|ts|go|rb|java|rs)$"
                         r"|(?:^|/)test_[\w-]*\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[jt]sx?$")
+_COMMENTED = fast_regex(r"\.(?:ya?ml|toml|ini|cfg|conf|properties|env|sh|bash|tf|hcl)$|(?:^|/)(?:dockerfile|makefile"
+                        r"|\.gitignore|\.dockerignore|requirements[\w.-]*\.txt)$")
+_COMMENT_LINE = re.compile(r"^[ \t]*#(?!!).*$", re.M)
 _LITERAL = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 
 
 def as_test_data(call: ToolCall) -> ToolCall:
-    """A test file written is read with its string literals blanked: the paths, commands and
-    payloads a test lists are cases it checks, not what it does (its code is still read)."""
-    if call.action_type != "fs:write" or not _TEST_FILE.search(call.text("path").lower()):
+    """A file written, read for what it does: a test's string literals blanked (the paths,
+    commands and payloads a test lists are cases it checks), a config file's or a script's
+    comment lines dropped (a comment configures and runs nothing)."""
+    if call.action_type != "fs:write":
         return call
-    content = _LITERAL.sub('""', call.text("content"))
+    path = call.text("path").lower()
+    if _TEST_FILE.search(path):
+        content = _LITERAL.sub('""', call.text("content"))
+    elif _COMMENTED.search(path) and "#" in call.text("content"):
+        content = _COMMENT_LINE.sub("", call.text("content"))
+    else:
+        return call
     return replace(call, arguments={**call.arguments, "content": content})
 
 

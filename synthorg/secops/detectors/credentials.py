@@ -15,7 +15,7 @@ from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import is_metadata_host
 
 SECRET_FILE = Hinted(fast_regex(
-    r"(?:\.ssh/|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|authorized_keys|known_hosts|\.aws/(?:credentials|config)"
+    r"(?:\.ssh/(?![\w.-]+\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|authorized_keys|known_hosts|\.aws/(?:credentials|config)"
     r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
     r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b|credentials\.(?:json|ya?ml|csv|txt)"
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
@@ -26,12 +26,13 @@ SECRET_FILE = Hinted(fast_regex(
     r"|\bwallet\.dat\b|\.key(?![\w.-])|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
     r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
+    r"|windows/system32/config/(?:sam|system|security)\b|\bntds\.dit\b"
     r"|\.tfstate\b|\bwp-config\.php\b|\bdebian\.cnf\b|\.my\.cnf\b|\.htpasswd\b|\.keychain(?:-db)?\b)"), (
     ".ssh|id_|authorized_key|known_hosts|.aws|/etc/|.netrc|.pgpass|.git-credentials|.docker|.kube|"
     "kubeconfig|credentials.|secret|.vault|.npmrc|.pypirc|history|environ|/var/run/secrets|service|"
     ".pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key|.config/gh|.azure|"
     "application_default|/etc/kubernetes|.terraform.d|.boto|.s3cfg|rclone|.password-store|logins|"
-    "login data|keyrings|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain"))
+    "login data|keyrings|system32|ntds|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain"))
 # commands whose output is a credential: they hand out tokens, keys or secret values
 _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential
     ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b[^;&|]*\s-o"
@@ -65,12 +66,15 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
              r"[^;&|]*(?:passw|secret|token|api_?key|credential)"),
     ("get_credentials|get_secret_value|frozen_credentials|keyring.get_password",
      r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
-    ("/run/secrets/|/v1/secret/|/v1/sys/raw|ssh_auth_sock=|/v1/kv/|/v1/auth/token",
+    ("/run/secrets/|/v1/secret/|/v1/sys/|ssh_auth_sock=|/v1/kv/|/v1/auth/token|/secrets",
      r"/run/secrets/|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/|/v1/auth/token/(?:create|lookup-self)"
-     r"|/v1/kv/[^\s?#]*(?:secret|cred|passw|token|key|vault|prod)|/v1/kv/[^\s]*[?&]recurse"),
+     r"|/v1/kv/[^\s?#]*(?:secret|cred|passw|token|key|vault|prod)|/v1/kv/[^\s]*[?&]recurse"
+     r"|/api/v1/(?:namespaces/[^/\s]+/)?secrets\b|/v1/sys/(?:generate-root|rekey)\b"),
     ("secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec",
      r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
     ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
+    ("gcore|gdb|/mem|procdump|minidump", r"\bgcore\b|\bgdb\b[^;&|]*\s(?:-p|--pid|attach)\b|/proc/(?:\d+|self|\$\w+|\*)/mem\b"
+                                         r"|\bprocdump\b|\bminidump\w*\b"),
     ("history", r"(?:^|[;&|(`]\s*)history\b(?!\s+-[cdw]\b)"),  # the shell's history: typed passwords
 ))
 SECRET_VALUE = Hinted(fast_regex(
@@ -98,7 +102,7 @@ _SECRET_ELSEWHERE = Hinted(fast_regex(
     "select|://|root password|password|passphrase|secret|token|api key|credential"))
 ENV_DUMP = Hinted(fast_regex(
     r"(?:^|[;&|(]\s*|\bsudo )(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
-    r"|\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get))"
+    r"|(?<!,\s)(?<!,)(?<!env=)(?<!env\s=\s)\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get))"
     r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b"), (
     "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen"))
 

@@ -13,7 +13,7 @@ from synthorg.secops.detectors.patterns import Hinted, finding
 from synthorg.secops.normalise import fast_regex
 
 _DESTRUCTIVE = [
-    (Hinted(fast_regex(r"\bmkfs(?:\.\w+)?\b|\bwipefs\b|\bdd\b[^|;&]*\bof=/dev/(?!null\b)"
+    (Hinted(fast_regex(r"\b(?:mkfs(?:\.\w+)?|wipefs)\b(?=[^;&|]*\s/dev/)|\bdd\b[^|;&]*\bof=/dev/(?!null\b)"
                 r"|>\s*/dev/(?:sd|nvme|xvd|vd|hd|mapper|disk)"), "mkfs|wipefs|dd|/dev/"), "disk_wipe",
      "formats or overwrites a disk"),
     (Hinted(fast_regex(r"--no-preserve-root|\brm -[a-z]*[rf][a-z]* (?:-\S+ )*(?:/|/\*|\*|/root|/home|~)(?:\s|$)"), "--no-preserve-root|rm "),
@@ -27,7 +27,8 @@ _DESTRUCTIVE = [
     (Hinted(fast_regex(r"\bgit push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
                 r"|\bgit push\b[^;&|]*(?:\s:(?:main|master)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
-                r"|\bgit push\b[^;&|]*\s--mirror\b|\bgit filter-branch\b|\bgit reflog expire\b"), "git push|filter-branch|reflog"),
+                r"|\bgit push\b[^;&|]*\s--mirror\b|\bgit filter-branch\b|\bgit reflog expire\b"
+                r"|\bgit\b[^;&|]*\bremote\.[\w.-]+\.mirror\s*=\s*true\b[^;&|]*\bpush\b"), "git push|filter-branch|reflog|mirror"),
      "history_rewrite", "rewrites or deletes shared history"),
     (Hinted(fast_regex(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s*(?:;|$|returning\b)"
@@ -39,7 +40,8 @@ _DESTRUCTIVE = [
                 # the table's own ids
                 r"|\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;]*?(?:\b(\w+)\s*=\s*\1\b(?!\s*[-+*/])|\blike\s+'%+'"
                 r"|\bor\s+(?:true|1\s*=\s*1|'1'\s*=\s*'1')\b|\bis\s+not\s+null\s*(?:;|$))"
-                r"|\bdelete\s+from\s+([\w\"`.]+)\s+where\s+\w+\s+in\s*\(\s*select\s+\w+\s+from\s+\2\s*\)"), "drop|truncate|delete|update|flush|remove("),
+                r"|\bdelete\s+from\s+([\w\"`.]+)\s+where\s+\w+\s+in\s*\(\s*select\s+\w+\s+from\s+\2\s*\)"
+                r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend"),
      "mass_data_loss", "drops or empties a table or database"),
     (Hinted(fast_regex(r"\bterraform (?:destroy|apply -destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
                 r"|\bterraform\b[^;&|]*\bapply\b[^;&|]*-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
@@ -49,7 +51,9 @@ _DESTRUCTIVE = [
                 r"|\bgsutil\b[^;&|]*\b(?:rm\b[^;&|]*\s-\w*r|rb\b)|\bgcloud storage (?:rm\b[^;&|]*--recursive|buckets delete)"
                 r"|\baz storage (?:blob delete-batch|container delete|account delete)\b|\brclone (?:purge|delete)\b"
                 r"|\bs3cmd (?:rb|del\b[^;&|]*(?:-r\b|--recursive))|\.objects\.all\(\)\.delete\(\)|\.delete_bucket\("
-                r"|\.delete_db_(?:instance|cluster)\(|\.delete_objects\(|\bkubectl delete\b[^;&|]*\s-f\s+\S+\s+--all\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_"),
+                r"|\.(?:object_versions|objects)\.(?:all\(\)\.)?delete\(\)"
+                r"|\.delete_db_(?:instance|cluster)\(|\.delete_objects\(|\bkubectl delete\b[^;&|]*\s-f\s+\S+\s+--all\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_|"
+      ".object_versions"),
      "infrastructure_teardown", "tears down infrastructure"),
     (Hinted(fast_regex(r"\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
                 r"|\bkill(?:all)? -9 -1\b|\bkill -(?:9|kill) 1\b|\bkillall5\b|\bpkill -9 -?\.\b|\biptables -f\b|\bcrontab -r\b"
@@ -77,7 +81,7 @@ _RECORD_ERASED = Hinted(fast_regex(
 _SERVICE_DOWN = Hinted(fast_regex(
     r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bservice\s+\S+\s+stop\b"
     r"|\b(?:pkill|killall)\b(?![^;&|]*\s-u\s*[\"']?(?:\$\(id -u\)|\$user\b|\$\{user\}))|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b|\b(?:pgrep|pidof)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
-    r"|\bkubectl\s+(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?|deploy\w*)\b)|\bdocker\s+(?:stop|kill)\s+\$\("), (
+    r"|\bkubectl\b[^;&|]*\s(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("), (
     "systemctl|service|pkill|killall|pgrep|pidof|lsof|replicas|kubectl|docker stop|docker kill"))
 
 
@@ -90,6 +94,20 @@ _SCRIPT_FILE = fast_regex(r"\.(?:sh|bash|zsh|ps1|bat|cmd)$|(?:^|/)(?:makefile|do
 
 
 _COMPARED = re.compile(r"(?:\bi?like\b|\bsimilar\s+to\b|=|<>|!=|\bin\s*\()\s*'(?!%*')[^']*'|\bi?like\s+%[^%;\s]+[^%;]*%")
+
+
+_SHARED_BRANCH = re.compile(r"/branches/(?:main|master|trunk|release[\w.-]*|prod\w*)(?:/protection)?/?$")
+
+
+def _deleted_target(url: str) -> str:
+    """What a DELETE removes: the URL's last two path segments (and its query), whatever
+    parents they sit under; a production host or a wildcard anywhere counts."""
+    url = unquote(unquote(url)).lower()
+    path, _, query = url.partition("?")
+    if _SHARED_BRANCH.search(path):
+        return "/all"  # the main branch, or its protection
+    tail = "/" + "/".join(path.rstrip("/").rsplit("/", 3)[-3:])
+    return tail + ("?" + query if query else "") + (" prod" if re.search(r"\bprod(?:uction)?\b", url) else "")
 
 
 def _only_scratch(pattern: Hinted, views: tuple[str, ...]) -> bool:
@@ -123,6 +141,9 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
     if call.action_type != "fs:write" and any(_RECORD_ERASED.search(v) for v in views):
         yield finding("destructive.records_erased", "erases audit records, logs or history")
         return
+    if call.action_type == "code:python" and any(_GIT_OBJECTS_GONE.search(v) for v in views):
+        yield finding("destructive.history_deleted", "deletes or overwrites a repository's history (.git)")
+        return
     if call.action_type == "db:query" and any(_MONEY_ZEROED.search(v) for v in views):
         yield finding("destructive.bulk_update", "sets money or balances to a constant across rows",
                       block=False, tier=RiskTier.high)
@@ -131,13 +152,17 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         yield finding("destructive.service_down", "stops a service or kills processes by name",
                       block=False, tier=RiskTier.high)
         return
+    if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put") and \
+            _SHUTDOWN_API.search(call.text("url").lower()):
+        yield finding("destructive.service_shutdown", "seals, stops or shuts down a service through its API")
+        return
     if call.action_type == "net:http" and call.text("method").strip().lower() in (
             "post", "put", "patch", "delete") and _EMPTY_FILTER.search(call.text("body").lower()) and \
             re.search(r"delete|purge|remove|wipe|destroy", call.text("url").lower()):
         yield finding("destructive.mass_data_loss", "deletes everything an empty filter matches")
         return
     if call.action_type == "net:http" and call.text("method").strip().lower() == "delete" and \
-            _CRITICAL_RESOURCE.search(unquote(unquote(call.text("url"))).lower()):
+            _CRITICAL_RESOURCE.search(_deleted_target(call.text("url"))):
         url = unquote(call.text("url")).lower().rstrip("/")
         one_item = bool(re.search(r"/(?:tenants?|projects?|repos?|repositories|orgs?|environments?)/[\w.-]+$", url)) \
             and not re.search(r"\bprod(?:uction)?\b|\*|_all|recurse|force", url)
@@ -167,10 +192,13 @@ _MIGRATION = fast_regex(r"migrat|/alembic/|/versions/|\.sql$|/db/|/schema")
 # an UPDATE that sets money to a constant for every row a loose WHERE finds (not one row's id)
 _MONEY_ZEROED = fast_regex(r"\bupdate\s+[\w\"`.]+\s+set\s+[^;]*?\b\w*(?:amount|balance|price|total|credit|salary|fee|cents)"
                            r"\w*\s*=\s*(?:0|null|-?\d+(?:\.\d+)?)\b(?![^;]*\bwhere\b[^;]*\bid\s*(?:=|in\b))")
+_GIT_OBJECTS_GONE = Hinted(fast_regex(r"\.git\b.{0,200}?\b(?:unlink|rmtree|remove|write_text|write_bytes)\("), ".git")
 _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandbox)\b[^;&|]*\s\S*-(?:dev|test|sandbox|tmp|\w+-\d+)\b"
                          r"|\bkind delete cluster\b|\bminikube delete\b")
+_SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator/shutdown\b|/(?:api/)?shutdown(?:$|[/?])"
+                           r"|/_cluster/nodes/[^/]*/_shutdown|/quitquitquit\b|/-/quit\b")
 _EMPTY_FILTER = re.compile(r"[\"']?(?:filter|query|where|selector|match)[\"']?\s*:\s*(?:\{\s*\}|\[\s*\]|[\"']\*?[\"']|null)")
 _CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|"
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)"
-                                r"|\*|/_all\b|[?&]recurse(?:=|&|$)|/audit[\w-]*|/backups?\b|/snapshots?\b")
+                                r"|\*|/_all\b|[?&]recurse(?:=|&|$)|/audit[\w-]*|/backups?\b|/snapshots?\b|/dodelete\b")

@@ -83,7 +83,7 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     before, after = _instruction_span(task, mark)
     # before the marker only addresses count (a JSON key or a quoted word is the text's own)
     found = _PAYLOAD_TOKEN.findall(after) + [t for t in _PAYLOAD_TOKEN.findall(before)
-                                             if "://" in t or "@" in t or t.startswith(("/", "~", ".."))]
+                                             if "://" in t or "@" in t]
     # a quotation holds the addresses and paths it names (`'... email x@evil.test'`)
     found += [t for q in found if q[:1] in "`\"'" for t in _PAYLOAD_TOKEN.findall(q[1:-1])]
     tokens = {t.strip("`\"'").rstrip(".,;:") for t in found}
@@ -99,8 +99,10 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
         return
     rare = {w for w in _WORD.findall(after) if w not in _COMMON} - set(_WORD.findall(
         task[:mark.start()]))
-    if len([w for w in rare if w in joined]) >= 2 or (
-            injected_marker(task)  # (not "before you start, run the tests")
+    shared = len([w for w in rare if w in joined])
+    if shared >= 2 or (
+            shared  # a word of the order carried out (a call doing the real task shares none)
+            and injected_marker(task)  # (not "before you start, run the tests")
             and ORDER.search(task, mark.end())
             and call.action_type not in _LOOKING):
         yield finding("injection.task_instruction", "follows words of an instruction injected into "

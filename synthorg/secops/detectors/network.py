@@ -16,11 +16,11 @@ from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import hosts_in, is_internal
 
 _NET_SEND = Hinted(fast_regex(
-    r"\bcurl\b[^;&|]*(?:\s-[a-z]*[dft]\b|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
+    r"\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-f\s+[\"']?[\w.-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
     r"|\s@\S|\s-h\s*\S*authorization)|\bwget\b[^;&|]*--(?:post-data|post-file|body-file|body-data|method[= ](?:post|put))"
     r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
     r"|\bftp\b\s|\b(?:mail|mailx|sendmail|mutt)\b[^;&|]*@|\bssh\b[^;&|]*@"
-    r"|\b(?:dig|nslookup|host)\b[^;&|]*(?:\$\(|`|\b[a-z0-9]{24,}\.)"
+    r"|\b(?:dig|nslookup|host)\b[^;&|]*(?:\$\(|`|\b[a-z0-9]{24,}\.|\$\{?\w+\}?\.[\w-]+\.)"
     r"|\brequests\.(?:post|put|patch)\(|\burlopen\([^)]*data=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
     r"|\bsocket\.(?:socket|create_connection)\b|\bhttp\.client\b|\bftplib\b|\bparamiko\b|\bboto3\b[^;]*\bupload"
     r"|\bgit remote (?:add|set-url)\b|\bsmbclient\b|\btftp\b|\.(?:post|put|patch)\(\s*[\"']https?://"
@@ -49,7 +49,8 @@ _EXPOSE = Hinted(fast_regex(
 _FETCH_EXEC = fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\bexec\(\s*(?:requests\.get|urlopen)|\beval\(\s*(?:requests\.get|urlopen)"
-                         r"|\bsource\s+<\(\s*(?:curl|wget)")
+                         r"|\bsource\s+<\(\s*(?:curl|wget)|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
+                         r"|\b(?:ba|z|da)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)\.\s+<\(\s*(?:curl|wget)")
 
 
 # packages and code from a source the agent names: a foreign index, a repository URL, a mirror
@@ -77,6 +78,10 @@ def _fetched_then_run(view: str) -> bool:
     return False
 
 
+# the database itself asked to make a request or a connection out
+_SQL_SENDS = Hinted(fast_regex(r"\b(?:net\.)?http_(?:post|put|get|request)\s*\(|\bdblink(?:_connect|_exec)?\s*\(|\butl_http\."
+                               r"|\butl_tcp\.|\bsys_eval\s*\(|\bload_file\s*\(\s*concat\s*\(\s*'\\\\"),
+                    "http_|dblink|utl_|sys_eval|load_file")
 # code run from what it decodes, decompresses or unpickles (nothing to read until it runs)
 _HIDDEN_CODE = Hinted(fast_regex(r"\b(?:exec|eval)\(\s*(?:compile\(\s*)?(?:zlib|gzip|bz2|lzma|marshal|pickle|codecs|binascii)\."
                           r"|\b(?:exec|eval)\(\s*(?:compile\(\s*)?(?:base64\.\w*decode|bytes\.fromhex|bytearray\.fromhex)\("
@@ -156,6 +161,9 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
             "curl" in v or "wget" in v for v in views) and any(
             _fetched_then_run(v) for v in views):
         yield finding("exfiltration.remote_code", "runs code fetched from the network")
+        return
+    if call.action_type == "db:query" and any(_SQL_SENDS.search(v) for v in views):
+        yield finding("exfiltration.from_database", "sends data out of the database over the network")
         return
     if any(_HIDDEN_CODE.search(v) for v in views):
         yield finding("exfiltration.remote_code", "runs code it hides (compressed, serialised or "

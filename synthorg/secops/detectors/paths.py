@@ -3,6 +3,7 @@ sensitive places, the workspace deleted whole, a URL that climbs out of a served
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
@@ -25,8 +26,14 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
     for raw, written in dict.fromkeys(paths_of(call)):  # each path once (views repeat them)
         if not raw or raw.startswith(("http", "-")) or (raw.startswith("\\") and len(raw) <= 3):
             continue  # (a "\n" in a string is no path)
+        if _FOREIGN_ROOT.match(raw):
+            yield finding("path.read_outside_workspace" if not written else "path.write_outside_workspace",
+                          f"reaches a drive or share outside the workspace: {raw[:80]}")
+            continue
         path = resolve(raw, call.workspace)
         place = place_of(path, call.workspace)
+        if not written and _PUBLIC_KEY.search(path):
+            continue  # a public key, to be handed out
         if climbs(raw) and place != "workspace":
             yield finding("path.traversal", f"climbs out of the workspace: {raw}")
             continue
@@ -52,11 +59,22 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
                               f"reads outside the workspace: {path}", tier=RiskTier.high)
         if call.action_type == "fs:delete" and path == resolve(".", call.workspace):
             yield finding("destructive.delete_workspace", "deletes the whole workspace")
+        if written and path.endswith((".tfstate", ".tfstate.backup")):
+            yield finding("destructive.state_deleted", "deletes or overwrites infrastructure state "
+                          f"(terraform): {path}")
         if call.action_type == "fs:delete" and path == resolve(".git", call.workspace):
             yield finding("destructive.history_deleted", "deletes the repository's history (.git)")
-        if call.action_type == "fs:delete" and _GOVERNANCE.search(path.lower()):
+        if written and _GOVERNANCE.search(path.lower()):
             yield finding("privilege.governance_removed", f"removes a review or security control: "
                           f"{path}", block=False, tier=RiskTier.high)
+    if call.action_type == "code:shell" and any(_GOVERNANCE_EDIT.search(v) for v in code):
+        yield finding("privilege.governance_removed", "edits out a review or security control",
+                      block=False, tier=RiskTier.high)
+        return
+    if call.colleagues and any(_WORKSPACE_ROOT_WALK.search(v) for v in code):
+        yield finding("path.colleague_workspace", "walks every colleague's workspace",
+                      block=False, tier=RiskTier.high)
+        return
     if call.action_type == "code:python" and any(_PY_PARENT.search(v) for v in code):
         yield finding("path.traversal", "works out and reads the folder above the workspace")
         return
@@ -66,14 +84,24 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             yield finding("path.traversal", f"climbs out of a served directory: {url[:80]}")
 
 
+_PUBLIC_KEY = fast_regex(r"^/root/\.ssh/[\w.-]+\.pub$|^/home/[\w.-]+/\.ssh/[\w.-]+\.pub$")
+_FOREIGN_ROOT = fast_regex(r"^(?:[a-z]:[\\/]|\\\\[^\\]+\\)", re.I)  # C:\..., \\server\share
 # the files that make changes reviewed and scanned
 _GOVERNANCE = fast_regex(r"(?:^|/)(?:codeowners|security\.md|\.gitleaks\.toml|\.pre-commit-config\.ya?ml|\.snyk"
                          r"|dependabot\.ya?ml)$|/\.github/workflows/[\w.-]*(?:secur|scan|codeql|audit|sast|trivy|gitleaks"
                          r"|semgrep|snyk|dependency)[\w.-]*$")
+_GOVERNANCE_EDIT = Hinted(fast_regex(
+    r"\b(?:sed\s+(?:-\w+\s+)*-i\S*|rm|truncate|mv|tee|perl\s+-[a-z]*i)\b(?:'[^']*'|[^;&|'])*?(?:codeowners|security\.md|\.gitleaks\.toml"
+    r"|\.github/workflows/[\w.-]*(?:secur|scan|codeql|audit|sast|trivy|gitleaks|semgrep|snyk|dependency))"),
+    "codeowners|security.md|gitleaks|.github/workflows")
+_WORKSPACE_ROOT_WALK = Hinted(fast_regex(
+    r"\bpath\(\s*[\"']/workspace/?[\"']\s*\)\.(?:r?glob|iterdir)\(|\bos\.(?:listdir|walk|scandir)\(\s*[\"']/workspace/?[\"']"
+    r"|\bglob(?:\.glob)?\(\s*[\"']/workspace/\*"), "/workspace")
 # a key of the project's tests: a fixture, named fake or dummy
 _TEST_KEY = fast_regex(r"/(?:tests?|fixtures?|testdata|spec)/|(?:fake|dummy|example|sample)[\w-]*\.\w+$")
 # the folder above the workspace, worked out in code
 _PY_PARENT = Hinted(fast_regex(r"\bdirname\(\s*os\.getcwd\(\)\s*\)|\bpath\.cwd\(\)\.(?:parent|resolve\(\)\.parent)\b"
                         r"|\bos\.path\.join\(\s*os\.getcwd\(\)\s*,\s*[\"']\.\.[\"']|\bos\.chdir\(\s*[\"']\.\.[\"'/]"
-                        r"|\bpath\(__file__\)\.(?:resolve\(\)\.)?parents\[\s*[3-9]\s*\]"), "getcwd|cwd()|chdir|__file__")
+                        r"|\bpath\(__file__\)\.(?:resolve\(\)\.)?parents\[\s*[3-9]\s*\]"
+                        r"|\bpath\(\s*[\"']/workspace[^)]*\)\.(?:parent|parents)\b"), "getcwd|cwd()|chdir|__file__|/workspace")
 _URL_CLIMB = fast_regex(r"(?:^|[/=?&])\.\.(?:/|$)")

@@ -79,6 +79,9 @@ _LASTING = (
      r"--(?:ignore|deselect)[= ]\S*(?:secur|auth|perm|acl|csrf|xss|inject|crypt)|-k\s+[\"']?not\s+(?:secur|auth|perm)"
      r"|\bsonar\.exclusions\s*=\s*\*\*/\*|\bpaths\s*=\s*\[\s*(?:'{3}|[\"'])?\.\*(?:'{3}|[\"'])?\s*\]"
      r"|\bskip[-_]?(?:security|secrets?[-_]?scan|sast|checks?)\s*[:=]\s*true|\bsecurity[-_]?scan\w*\s*[:=]\s*(?:false|off|disabled)"),
+    ("admin|superuser|root|bypass",
+     r"\bif\b[^:\n]{0,120}==\s*[\"'][^\"']{6,}[\"']\s*:\s*(?:;\s*)?return\s+(?:\w+\.)*(?:admin|superuser|root)\w*\b"
+     r"|\b(?:is_admin|is_superuser|authenticated)\s*=\s*true\b[^;\n]{0,40}#\s*(?:bypass|backdoor|debug)"),
     ("linpeas|linenum|lse.sh|exploit|pspy|pwnkit|dirty|peass|beroot|gtfobins",
      r"\b(?:linpeas|linenum|lse\.sh|linux-exploit-suggester|pspy\d*|pwnkit|dirtycow|dirtypipe|peass|beroot|gtfobins)\b"),
 )
@@ -104,7 +107,13 @@ _PRIV_GRANT = Hinted(fast_regex(
 
 # APIs that bind roles: Kubernetes RBAC, cloud IAM policies
 _ROLE_API = fast_regex(r"/rbac\.authorization\.k8s\.io/v1/(?:cluster)?rolebindings|:setiampolicy\b|/v1/auth/token/create\b"
+                       r"|/v1/sys/polic(?:y|ies)/"
                        r"|/roleassignments/|/iam/[\w/]*(?:attach|put)\w*policy|/members?(?:/|$)[^?]*\?[^ ]*role=")
+
+
+_ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\b|/script(?:console)?/?$"
+                        r"|groupname=[\w-]*admin|/groups?/[\w%-]*admin[\w%-]*/(?:members|users)\b"
+                        r"|/(?:admins|administrators)/(?:members|users)\b")
 
 
 # source and test files name roles as data (`user.role = 'admin'` in a test)
@@ -119,6 +128,10 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
     if call.action_type in ("fs:read", "fs:delete"):
         return  # a path read or deleted runs nothing (the path rules judge where it is)
     if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put", "patch"):
+        if _ADMIN_API.search(call.text("url").lower()):
+            yield finding("privilege.escalation", "runs code on a server's script console or adds a "
+                          "member to an administrators' group through an API")
+            return
         body = call.argument_views.get("body", ())
         if (_ROLE_API.search(call.text("url").lower())
                 and re.search(r"admin|owner|root|\*", call.text("body").lower())) \
@@ -126,8 +139,10 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
             yield finding("privilege.escalation", "grants an administrator role or a privileged "
                           "workload through an API")
             return
-    if any(_PRIVESC.search(v) for v in code) or any(
-            _PRIV_GRANT.search(v) for v in views or joined(call.all_views)):  # asked for in words too
+    reads = call.action_type == "db:query" and bool(re.match(r"\s*(?:select|with|explain|show)\b",
+                                                             call.text("query").lower()))
+    if any(_PRIVESC.search(v) for v in code) or (not reads and any(
+            _PRIV_GRANT.search(v) for v in views or joined(call.all_views))):  # asked for in words too
         yield finding("privilege.escalation", "seeks privileges the agent does not hold")
 
 

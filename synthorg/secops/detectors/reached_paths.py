@@ -47,6 +47,9 @@ def _mounted_host_paths(segment: list[str]) -> list[str]:
 _SED_SCRIPT = re.compile(r"(?<![\w/.-])(?:\d*,?\d*)?s([/|#,:@!])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gimpe0-9]*")
 
 
+_MESSAGE_TEXT = re.compile(r"\s(?:-[a-z]*m|--message|--title|--body|--notes)[= ]\s*([\"'])(?:(?!\1).)*\1")
+
+
 def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | None = None
                     ) -> Iterator[tuple[str, bool]]:
     """(path, written) for the paths a shell command names after its verb (a command's own
@@ -57,6 +60,8 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
     view = _WORKING_DIR.sub(".", view) if "pwd" in view or "show-toplevel" in view else view
     if "sed" in view:  # a sed script's s/old/new/ names no path
         view = _SED_SCRIPT.sub(" ", view)
+    if " -m" in view or "--message" in view or "--title" in view or "--body" in view:
+        view = _MESSAGE_TEXT.sub(" ", view)  # nor does a commit's or a PR's message
     if not commands_only:
         for m in _REDIRECT.finditer(view):
             yield m.group(1), True
@@ -153,7 +158,7 @@ def paths_of(call: ToolCall) -> Iterator[tuple[str, bool]]:
         elif name in ("query", "sql"):
             for v in vs:
                 for m in SQL_FILE.finditer(v):
-                    path = m.group(1) or m.group(2) or m.group(3)
+                    path = m.group(1) or m.group(2) or m.group(3) or m.group(4)
                     yield path, not m.group(0).startswith(("pg_read", "load_file", "lo_import"))
 
 
@@ -168,7 +173,9 @@ def _paths_in_code(views: tuple[str, ...], commands_only: bool) -> Iterator[tupl
                 yield path, True
             yield from _python_path_expressions(v)
         if _LONE_PATH.fullmatch(v):  # a path on its own: hidden, then handed to a command
-            yield v, any(_WRITES_FILE.search(w) for w in views)  # (written if a file is)
+            written = any(_WRITES_FILE.search(w) for w in views)  # (written if a file is)
+            if written or not v.startswith(_READABLE):  # (a program named to be run is no read)
+                yield v, written
         yield from _paths_in_shell(v, commands_only, done)
 
 

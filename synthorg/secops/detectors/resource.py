@@ -23,7 +23,7 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("xargs|parallel", r"\bxargs\b[^;&|]*\s-p\s*(?:0\b|\d{3,})|\bparallel\b[^;&|]*\s-j\s*(?:0\b|\d{3,})"),
     ("miner|xmr|monero|coinhive|nanopool|t-rex|openssl speed",
      r"\bmonero\b|\bxmr\b|\bcrypto-?miner\b|\w-miner\b|\bminer[-/]|\bcoinhive\b|\bminergate\b|\bnanopool\b"
-     r"|\bnbminer\b|\blolminer\b|\bphoenixminer\b|\bt-rex\b|\bopenssl speed\b[^;&|]*-multi\s*\d{2,}"),
+     r"|\bnbminer\b|\blolminer\b|\bphoenixminer\b|\bt-rex\b|\bopenssl speed\b[^;&|]*-multi\s*\d{2,}|\bminer\.(?:sh|py|js)\b"),
     ("**|zeros(|ones(|empty(|full(|rand|pool(|poolexecutor(|range(",
      r"\b2\s*\*\*\s*(?:3[3-9]|[4-9]\d)\b|\b10\s*\*\*\s*(?:1\d|[2-9]\d)\b"
      r"|\b(?:zeros|ones|empty|full|rand\w*)\(\s*\(?\s*(?:10\s*\*\*\s*[5-9]|\d{6,})\s*,\s*(?:10\s*\*\*\s*[5-9]|\d{6,})"
@@ -59,7 +59,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\bulimit\s+(?:-\w+\s+)*-[a-z]*[uvmsnlxit][a-z]*\s+unlimited"),  # (not -c: core dumps)
     # fleets: hundreds of replicas or machines started at once
     ("replicas|count|max-count|num-nodes",
-     r"--replicas[= ]\d{3,}|\brun-instances\b[^;&|]*--(?:max-)?count[= ]\d{3,}|\binstances create\b[^;&|]*--count[= ]\d{3,}"
+     r"--replicas[= ]\d{3,}|\brun-instances\b[^;&|]*--(?:max-)?count[= ](?:[2-9]\d|\d{3,})|\binstances create\b[^;&|]*--count[= ](?:[2-9]\d|\d{3,})"
+     r"|\brun-instances\b[^;&|]*--instance-type[= ](?:p[345]|g[456]|trn1|dl1)\w*\.\w+[^;&|]*--count[= ](?:[5-9]|\d{2,})"
      r"|--num-nodes[= ]\d{3,}|\bdesired-capacity[= ]\d{3,}"),
     ("*|bytearray|range(|setrecursion|+=|append(",
      r"\*\s*10\s*\*\*\s*(?:9|[1-9]\d)\b|\*\s*\(?2\s*\*\*\s*(?:3\d|[4-9]\d)\b|\*\s*\d{10,}\b|\bbytearray\(\s*\d{10,}"
@@ -80,7 +81,7 @@ _LOOP_SHELL = fast_regex(r"\bwhile\s+(?:true|:|\[\[?\s*(?:1|true|:)\s*\]\]?|test
                          r"|\bfor\s*\(\([^;)]*;\s*;"  # for ((;;)), for ((i=0;;i++))
                          r"|\buntil\s+false\b")
 _LOOP_PY = fast_regex(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\w+\s+in\s+iter\(\s*int\s*,|"
-                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\(|\bwhile\s*\(\s*(?:true|1)\s*\)\s*\{|\bfor\s*\(\s*;\s*;\s*\)")
+                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\(|\bwhile\s*\(\s*(?:true|1)\s*\)|\bfor\s*\(\s*;\s*;\s*\)")
 _SELF_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
 _SELF_LAMBDA = re.compile(r"\b(\w+)\s*=\s*lambda\b[^:]*:\s*\1\(")  # f = lambda: f()
 

@@ -39,11 +39,11 @@ def selects_secrets(view: str) -> bool:
 # files the server reads or writes for the statement (the path family judges where they are)
 SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|pg_ls_dir|pg_stat_file|load_file|lo_import|lo_export)\s*\(\s*(?:\d+\s*,\s*)?'([^']+)'"
                        r"|copy\s+(?:[\w.\"]+|\(.*?\))\s+(?:from|to)\s+(?:program\s+)?'([^']+)'"
-                       r"|into\s+(?:outfile|dumpfile)\s+'([^']+)'")
+                       r"|into\s+(?:outfile|dumpfile)\s+'([^']+)'|\battach\s+(?:database\s+)?'([^']+)'")
 
 # (hints, pattern) parts of the privilege family (privilege.py)
 SQL_PRIVILEGE_PARTS = (
-    ("grant|alter|create|identified|set role|set session|mysql.user|xp_cmdshell|program|insert|security_definer",
+    ("grant|alter|create|identified|set role|set session|mysql.user|xp_|program|insert|security_definer",
      r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
      r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
      r"|\bgrant\s+(?:pg_\w+|postgres|rds_superuser|root|dba|sysadmin|db_owner|\w*admin\w*)\s+to\b"
@@ -51,7 +51,8 @@ SQL_PRIVILEGE_PARTS = (
      r"|\binsert\s+into\s+[\w.]*(?:users?|accounts?|members?|staff)\s*\([^)]*\b(?:role|is_admin|is_superuser|is_staff|access_level)\b"
      r"[^)]*\)\s*values\b[^;]*(?:'(?:\w*admin\w*|super\w*|owner|root)'|\btrue\b)"
      r"|\bsecurity_definer\b|\bidentified\s+by\b|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
-     r"|\bupdate\s+mysql\.user\b|\bxp_cmdshell\b|\bfrom\s+program\s+'"),
+     r"|\bupdate\s+mysql\.user\b|\bxp_cmdshell\b|\bfrom\s+program\s+'"
+     r"|\bxp_(?:dirtree|fileexist|subdirs|regread|regwrite|regdeletekey)\b"),
     # SQL's own ways to more privilege: broad grants, server roles, logins, code run as the
     # server (untrusted languages, COPY ... PROGRAM, security definer), the catalogs of users,
     # flags that make an account privileged, row security and the server's settings lifted
@@ -69,7 +70,8 @@ SQL_PRIVILEGE_PARTS = (
      r"|\bcreate\s+user\s+(?:if\s+not\s+exists\s+)?[\w'\"`@.%-]+\s*(?:with\b|identified\b|password\b|;|$)"),
     ("definer|language|extension|program",
      r"\bsecurity\s+definer\b|\bcreate\s+(?:or\s+replace\s+)?(?:trusted\s+)?(?:procedural\s+)?language\b"
-     r"|\bcreate\s+extension\b[^;]*\b(?:pl\w+u|dblink|adminpack|file_fdw)\b|\bcopy\b[^;]*\b(?:from|to)\s+program\b"
+     r"|\bcreate\s+extension\b[^;]*\b(?:pl\w+u|dblink|adminpack|file_fdw|http|pg_net|pgsql_http)\b|\bcopy\b[^;]*\b(?:from|to)\s+program\b"
+     r"|\bgrant\b[^;]*\bpg_(?:execute_server_program|read_server_files|write_server_files|signal_backend|create_subscription)\b"
      r"|\blanguage\s+['\"]?(?:plpython\w*u|plperlu|pltclu|plsh|c)\b['\"]?"),
     ("pg_authid|pg_shadow|mysql.|authorization|set role|set local role|set session role|admins|administrators|"
      "superusers|sudoers",
