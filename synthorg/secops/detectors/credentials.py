@@ -101,7 +101,7 @@ _SECRET_ELSEWHERE = Hinted(fast_regex(
     r"credentials?)\b[^.\n]{0,60}?[:=]\s*[\"']?(?=[\w!@#$%^&*+\-]*\d)(?=[\w!@#$%^&*+\-]*[a-z])[\w!@#$%^&*+\-]{10,}"), (
     "select|://|root password|password|passphrase|secret|token|api key|credential"))
 ENV_DUMP = Hinted(fast_regex(
-    r"(?:^|[;&|(]\s*|\bsudo )(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
+    r"\b(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
     r"|(?<!,\s)(?<!,)(?<!env=)(?<!env\s=\s)\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get))"
     r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b"), (
     "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen"))
@@ -128,6 +128,22 @@ _FAKE_KEY = fast_regex(r"(?:fake|dummy|test|example|sample|fixture)[\w-]*\.(?:pe
 # SQL that reads or writes a file (names of files elsewhere in a query are columns: f.key)
 _SQL_READS_FILE = fast_regex(r"\bpg_read\w*file\b|\bload_file\b|\binfile\b|\blo_import\b|\bcopy\b[^;]*\b(?:from|to)\s+'/"
                              r"|\bopenrowset\b|\bbulk insert\b|\bread_(?:csv|text|json)\w*\(")
+
+_COMMAND_START = re.compile(r"(?:^|[;&|(\n]|\bsudo)\s*$")
+
+
+def env_dumped(view: str) -> re.Match[str] | None:
+    """ENV_DUMP where it dumps: `env`, `set` ... as a command of their own (not "(name, env)"
+    in SQL, nor "local env" in a sentence); the search skips to the word first."""
+    if not ENV_DUMP.search(view):
+        return None
+    for m in ENV_DUMP.pattern.finditer(view):
+        if m.group(0)[0] in "op" and m.group(0).startswith(("os.", "process.")) \
+                or m.group(0).startswith("compgen") \
+                or _COMMAND_START.search(view, max(0, m.start() - 8), m.start()):
+            return m
+    return None
+
 
 # commands that make new keys and certificates: the key files they name are their output
 KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)\b|\bssh-keygen\b"
@@ -220,7 +236,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                 and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)):
             yield finding("secrets.credential_file", "names a credential or key file")
             return
-        dump = ENV_DUMP.search(v)
+        dump = env_dumped(v)
         if dump and not re.search(r"\|\s*grep\b(?![^|;&]*(?:key|secret|token|pass|aws|cred|auth))",
                                   v[dump.start():]):
             yield finding("secrets.environment_dump", "dumps the environment, where secrets live")

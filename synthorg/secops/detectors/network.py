@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS
-from synthorg.secops.detectors.credentials import ENV_DUMP, SECRET_FILE, SECRET_VALUE, SECRET_VAR
-from synthorg.secops.detectors.patterns import Hinted, finding, hosts_of
+from synthorg.secops.detectors.credentials import SECRET_FILE, SECRET_VALUE, SECRET_VAR, env_dumped
+from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
 from synthorg.secops.detectors.sensitive_data import DUMP_CONTENT, personal_data
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import hosts_in, is_internal
@@ -46,25 +46,32 @@ _EXPOSE = Hinted(fast_regex(
     r"|\biptables\b[^;&|]*-j\s+accept\b[^;&|]*0\.0\.0\.0/0|\biptables -p input accept\b"), (
     "ngrok|cloudflared|lt --port|localtunnel|ssh|bore local|acl|allusers|http.server|rclone|gh repo|gh gist|"
     "security-group|firewall-rules|nsg rule|ufw|iptables"))
-_FETCH_EXEC = fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
+_FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\bexec\(\s*(?:requests\.get|urlopen)|\beval\(\s*(?:requests\.get|urlopen)"
                          r"|\bsource\s+<\(\s*(?:curl|wget)|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
-                         r"|\b(?:ba|z|da)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)\.\s+<\(\s*(?:curl|wget)")
+                         r"|\b(?:ba|z|da)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)\.\s+<\(\s*(?:curl|wget)"),
+                     "curl|wget|fetch|iwr|invoke-webrequest|exec(|eval(")
 
 
 # packages and code from a source the agent names: a foreign index, a repository URL, a mirror
-_FOREIGN_SOURCE = Hinted(fast_regex(
-    r"\b(?:pip3?|uv pip|poetry|pipx)\b[^;&|]*\s(?:-i|--index-url|--extra-index-url|--find-links|-f|--trusted-host)[\s=]+(\S+)"
-    r"|\b(?:pip3?|uv pip|pipx)\s+install\b[^;&|]*\s((?:git\+)?(?:https?|ssh|git)://\S+)"
-    r"|\bnpm\s+(?:config\s+set\s+(?:@[\w-]+:)?registry|set\s+registry)[\s=]+(\S+)|\b(?:npm|yarn|pnpm)\s+(?:install|add|i)\b[^;&|]*\s((?:git\+)?(?:https?|git)://\S+)"
-    r"|--registry[\s=]+(\S+)|\bgit\s+config\b[^;&|]*\binsteadof\b[^;&|]*?((?:https?|ssh|git)://\S+)"
-    r"|\bgo\s+env\s+-w\s+goproxy=(\S+)|\b(?:add-apt-repository|apt-add-repository)\s+(\S+)"
-    r"|\bdeb\s+(?:\[[^]]*\]\s+)?(https?://\S+)|\bgem\s+(?:install|sources\s+-a)\b[^;&|]*--?source\s+(\S+)"
+# packages and code from a source the agent names: a foreign index, a repository URL, a mirror
+# (parts, each searched only where its own words are)
+_FOREIGN_SOURCE = AnyOf((
+    ("pip|poetry", r"\b(?:pip3?|uv pip|poetry|pipx)\b[^;&|]*\s(?:-i|--index-url|--extra-index-url|--find-links|-f"
+                   r"|--trusted-host)[\s=]+(\S+)"),
+    ("install", r"\b(?:pip3?|uv pip|pipx)\s+install\b[^;&|]*\s((?:git\+)?(?:https?|ssh|git)://\S+)"
+                r"|\b(?:npm|yarn|pnpm)\s+(?:install|add|i)\b[^;&|]*\s((?:git\+)?(?:https?|git)://\S+)"
+                r"|\bgem\s+install\b[^;&|]*--?source\s+(\S+)"),
+    ("registry", r"\bnpm\s+(?:config\s+set\s+(?:@[\w-]+:)?registry|set\s+registry)[\s=]+(\S+)|--registry[\s=]+(\S+)"
+                 r"|\bregistry\s*[=:]\s*[\"']?(https?://\S+?)[\"']?(?:\s|$)"),
+    ("insteadof", r"\bgit\s+config\b[^;&|]*\binsteadof\b[^;&|]*?((?:https?|ssh|git)://\S+)"),
+    ("goproxy", r"\bgo\s+env\s+-w\s+goproxy=(\S+)"),
+    ("apt-repository|deb ", r"\b(?:add-apt-repository|apt-add-repository)\s+(\S+)|\bdeb\s+(?:\[[^]]*\]\s+)?(https?://\S+)"),
+    ("sources -a", r"\bgem\s+sources\s+-a\s+(\S+)"),
     # the same in a package manager's config file (pip.conf, .npmrc, .yarnrc, uv.toml)
-    r"|\b(?:extra-)?index-url\s*=\s*[\"']?(\S+?)[\"']?(?:\s|$)|\bregistry\s*[=:]\s*[\"']?(https?://\S+?)[\"']?(?:\s|$)"), (
-    "index-url|find-links|trusted-host|-i |-f |install|registry|insteadof|goproxy|apt-repository|deb |gem |"
-    "sources -a|add "))
+    ("index-url", r"\b(?:extra-)?index-url\s*=\s*[\"']?(\S+?)[\"']?(?:\s|$)"),
+))
 # a file downloaded, then run (each name the download wrote, looked for after it)
 _DOWNLOADED = re.compile(r"\b(?:curl|wget)\b[^;&|]*\s(?:-o\s*|-[a-z]*o\s+|--output[\s=]+|-O\s+|>\s*)([\w./~-]+)")
 _RUNS = r"(?:\b(?:ba|z|da)?sh|\bpython[0-9.]*|\bsource|\bperl|\bnode|\bchmod\s+\S*x\S*|\bdpkg\s+-i|(?<![\w.])\.)\s+(?:-\S+\s+)*(?:\./)?"
@@ -145,7 +152,8 @@ def personal_mailbox(address: str) -> bool:
 
 def _foreign_source(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
     for v in views:
-        for m in _FOREIGN_SOURCE.pattern.finditer(v) if _FOREIGN_SOURCE.search(v) else ():
+        for m in (m for part in _FOREIGN_SOURCE.parts if part.search(v)
+                  for m in part.pattern.finditer(v)):
             source = next(g for g in m.groups() if g) if any(m.groups()) else ""
             hosts = hosts_of(source if "://" in source else "https://" + source.lstrip("ppa:"))
             if any(not is_internal(h, internal) for h in hosts) or source.startswith("ppa:"):
@@ -227,7 +235,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         data = " ".join(views)
         if (call.action_type != "net:http" or SECRET_VALUE.search(data)
                 or SECRET_FILE.search(data) or DUMP_CONTENT.search(data)
-                or ENV_DUMP.search(data) or personal_data(data, internal)):
+                or env_dumped(data) or personal_data(data, internal)):
             yield finding("exfiltration.upload_outside", f"sends data to {outside[0]}")
         else:
             yield finding("exfiltration.post_outside", f"posts to {outside[0]}", block=False,

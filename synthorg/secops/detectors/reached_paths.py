@@ -124,7 +124,6 @@ _TEXT_VERBS = frozenset({"echo", "printf", "grep", "egrep", "rg", "git", "logger
 # a call with a string first argument: found by its `(` (a search skips to it in C), the
 # function named before it then looked up (an alternation of names is tried everywhere)
 _STRING_ARGUMENT = re.compile(r"\(\s*[rbuf]{0,2}[\"']([^\"']+)[\"']")
-_NAME_BEFORE = re.compile(r"(\w+)\s*$")
 _PATH_FUNCTIONS = frozenset(words("""open path remove unlink rmtree rmdir makedirs mkdir rename
 replace move chmod chown listdir
 scandir walk glob read_text read_bytes write_text write_bytes load loadtxt read_csv to_csv
@@ -134,9 +133,20 @@ exists stat open_file isfile isdir system popen run call check_output check_call
 def _path_calls(view: str) -> Iterator[str]:
     """The string first arguments of calls that open, change or run a path."""
     for m in _STRING_ARGUMENT.finditer(view):
-        name = _NAME_BEFORE.search(view, max(0, m.start() - 40), m.start())
-        if name is not None and (name.group(1) in _PATH_FUNCTIONS or name.group(1).startswith("copy")):
+        name = _name_before(view, m.start())
+        if name and (name in _PATH_FUNCTIONS or name.startswith("copy")):
             yield m.group(1)
+
+
+def _name_before(view: str, at: int) -> str:
+    """The word just before `at` (spaces skipped): a function's name before its `(`."""
+    end = at
+    while end > 0 and view[end - 1] == " ":
+        end -= 1
+    start = end
+    while start > 0 and end - start < 40 and (view[start - 1].isalnum() or view[start - 1] == "_"):
+        start -= 1
+    return view[start:end]
 
 
 _CODE_ARGUMENTS = ("command", "cmd", "script", "shell", "code", "source", "program")
