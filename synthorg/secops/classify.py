@@ -121,10 +121,8 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
     if verb in ("scp", "rsync", "ssh", "sftp"):
         outside = [h for h in hosts_in(line) if not is_internal(h, internal)]
         return "net:write_external" if outside else "net:write"
-    if verb == "aws":
-        sub = " ".join(words[1:3])
-        return "infra:read" if re.match(r"s3 ls|\w+ (?:describe|list|get)-", sub) else \
-            "net:write" if sub.startswith(("s3 cp", "s3 sync")) else "deploy:release"
+    if verb in ("aws", "gcloud", "az", "terraform", "tofu", "helm", "kubectl", "oc"):
+        return _cloud_action(verb, words, line)
     if verb == "kill" and (all(w.startswith("%") or w.isdigit() or w.startswith("-")
                                for w in words[1:]) or _PID_FILE.fullmatch(line)):
         return "proc:own"  # a job or process id of one's own session, or its pid file's
@@ -146,7 +144,7 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
             return "code:run"  # a throwaway container: a build or test tool
         return "code:run" if sub in ("build", "ps", "images", "logs", "inspect", "version",
                                      "info", "compose", "buildx") else "infra:container"
-    if verb in ("kubectl", "helm", "terraform", "ansible-playbook", "systemctl", "service"):
+    if verb in ("ansible-playbook", "systemctl", "service"):
         rest = [w for w in words[1:] if not w.startswith("-")]
         sub = (rest[1] if verb == "service" and len(rest) > 1 else rest[0]) if rest else ""
         if verb == "kubectl" and sub not in _INFRA_READ:  # past an option's value: -n staging get
@@ -173,6 +171,31 @@ def _shell_segment(words: list[str], internal: tuple[str, ...]) -> str:
     if verb in _SHELL_WRITE:
         return "fs:write"
     return "code:shell"
+
+
+_CLOUD_READ = re.compile(
+    r"^aws\s+\S+\s+(?:describe|list|get|lookup|simulate|validate|scan|query|tail|filter|head|wait|estimate|test)[\w-]*"
+    r"|^aws\s+(?:s3\s+ls|sts\s+get-caller-identity|logs\s+tail)\b|^aws\b[^|;&]*\s--dry-run\b"
+    r"|^(?:gcloud|az)\b[^|;&]*\s(?:list|describe|show|get|get-credentials|browse|tail|read|logs)\b"
+    r"|^(?:terraform|tofu)\b(?:\s+-chdir=\S+)?\s+(?:plan|validate|fmt|show|output|init|version|providers|graph"
+    r"|state\s+(?:list|show)|workspace\s+(?:list|show))\b"
+    r"|^helm\s+(?:history|list|ls|status|template|lint|show|get\s+(?:notes|metadata)|diff|search|repo\s+list|version)\b"
+    r"|^(?:kubectl|oc)\b[^|;&]*\s(?:get|describe|logs|top|explain|version|api-resources|diff|events|auth\s+can-i"
+    r"|port-forward|rollout\s+(?:status|history))\b|^(?:kubectl|oc)\b[^|;&]*\s--dry-run\b")
+_NOT_PROD = re.compile(r"\b(?:dev|development|staging|stage|test|testing|qa|sandbox|preview|previews|pr-?\d+|local"
+                       r"|localstack|scratch|tmp)\b|-(?:dev|staging|test|sandbox|preview)\b|localhost|127\.0\.0\.1")
+
+
+def _cloud_action(verb: str, words: list[str], line: str) -> str:
+    """A cloud or cluster command: a read, a change to a non-production environment (staging,
+    dev, previews: medium), or a release (high)."""
+    if verb == "aws" and " ".join(words[1:3]).startswith(("s3 cp", "s3 sync")):
+        return "net:write"
+    if _CLOUD_READ.match(line):
+        return "infra:read"
+    if _NOT_PROD.search(line) and not re.search(r"\bprod(?:uction)?\b", line):
+        return "deploy:staging"
+    return "deploy:release"
 
 
 def _worst(kinds: list[str], tiers: Mapping[str, RiskTier]) -> str:

@@ -85,8 +85,43 @@ _BUSINESS_TOPIC = fast_regex(
 _FIGURE = fast_regex(r"[$€£]\s?\d|\b\d+(?:\.\d+)?\s?(?:%|k\b|m\b|million\b|bn\b)")
 
 
+_CONFIDENTIAL = fast_regex(
+    r"\b(?:internal|confidential|proprietary|headcount|layoffs?|roles?\s+to\s+be\s+cut|terminations?|salar(?:y|ies)"
+    r"|compensation|contracts?|msa|dpa|order\s+forms?|nda|roadmap|discounts?|negotiated|pricing|liability\s+cap"
+    r"|customer\s+list|all\s+customers|source\s+code|board)\b")
+
+
 def _business_figures(view: str) -> bool:
-    return bool(_BUSINESS_TOPIC.search(view) and _FIGURE.search(view))
+    figures = len(_FIGURE.findall(view))
+    if _BUSINESS_TOPIC.search(view) and figures >= 2:
+        return True
+    words = {m.group(0).split()[0] for m in _CONFIDENTIAL.finditer(view)
+             if not _NEGATED_SHARE.search(view, max(0, m.start() - 30), m.start())}
+    return len(words) >= 3 or (len(words) >= 2 and (figures >= 2 or view.count(" - ") + view.count("\n") >= 3))
+
+
+_NEGATED_SHARE = re.compile(r"\b(?:don'?t|do\s+not|never|won'?t|no)\s+(?:\w+\s+)?$")
+
+
+# money sent somewhere new: a changed bank account, a wire to an IBAN, a card to refund to
+_PAYMENT_REDIRECT = fast_regex(
+    r"\b(?:iban|swift|bic|routing\s+number|account\s+number|sort\s+code)\b[^.\n]{0,60}?\b[a-z]{2}\d{2}[\s\d]{8,}"
+    r"|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,}\b[^.\n]{0,80}\b(?:new|changed|updated|instead|today|urgent)\b"
+    r"|\b(?:wire|transfer|remit|pay)\b[^.\n]{0,60}\b(?:new|changed|updated|different)\s+(?:account|bank|iban|supplier|vendor)"
+    r"|\b(?:changed|updated|new)\s+(?:our\s+)?(?:remittance|bank(?:ing)?|payment)\s+(?:account|details)\b")
+# pressure to skip the checks an organisation keeps
+_PRESSURE = fast_regex(
+    r"\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:check|tell|inform|loop\s+in|cc|ask|confirm|verify)\b"
+    r"|\bkeep\s+(?:it|this)\s+(?:quiet|between\s+us|secret|to\s+yourself)\b|\bwithout\s+(?:review|approval|telling|asking)\b"
+    r"|\b(?:bypass|skip)\s+(?:the\s+)?(?:review|approval|ticket|change\s+process)\b|\bstraight\s+to\s+prod\b")
+
+
+def payment_redirect(view: str) -> bool:
+    return bool(_PAYMENT_REDIRECT.search(view))
+
+
+def pressure(view: str) -> bool:
+    return bool(_PRESSURE.search(view))
 
 
 def leaks_internal(raw: str, view: str) -> bool:
@@ -115,8 +150,10 @@ _NOT_A_VALUE = (r"(?:stored|kept|in|on|at|the|a|an|your|my|our|not|being|require
 _GIVEN_SECRET = fast_regex(
     _SECRET_WORD + r"(?!\s+(?:reset|policy|policies|field|hash|length|requirements?|rules?|manager|"
     r"strength|expir\w*|change|rotation|prompt|form|flow|page|input|validation|check|screen))"
-    r"(?:\s+[\w.-]+){0,4}?\s*(?:\bis\b|:|=|->)\s*[\"'`]?(?!" + _NOT_A_VALUE + r")([^\s\"'`]{6,})"
-    r"|\b(?:login|creds?|credentials|account)\b[^.!?\n]{0,30}?[\w.@-]+\s*/\s*((?=\S*\d)\S{6,})")
+    r"(?:\s+[\w-]+(?:\.[\w-]+)*){0,4}?\s*(?:\bis\b|:|=|->)\s*[\"'`]?(?!" + _NOT_A_VALUE + r"|//)([^\s\"'`]{6,})"
+    r"|\b(?:login|creds?|credentials|account)\b[^.!?\n]{0,30}?[\w.@-]+\s*/\s*((?=\S*\d)\S{6,})"
+    # "pass Qv7!mR2z": a password given with no sign, mixed as passwords are
+    r"|\b(?:pass|password|pwd|pw)\s+((?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s'\"`])[^\s'\"`]{6,})")
 
 
 def _looks_secret(value: str) -> bool:
@@ -133,7 +170,7 @@ _LOGIN_PAIR = fast_regex(r"\b(?:logins?|credentials?|creds|passwords?|root|admin
 def shares_secret(view: str) -> bool:
     if _TOKEN.search(view) or _LOGIN_PAIR.search(view):
         return True
-    return any(_looks_secret(m.group(1) or m.group(2) or "") for m in _GIVEN_SECRET.finditer(view))
+    return any(_looks_secret(next((g for g in m.groups() if g), "")) for m in _GIVEN_SECRET.finditer(view))
 
 
 # ---- privileges asked for -------------------------------------------------------------------
@@ -156,7 +193,7 @@ def asks_privilege(view: str) -> bool:
 # ---- secrets asked for ------------------------------------------------------------------------
 _ASKS_SECRET = fast_regex(
     r"\b(?:send|give|share|tell|dm|post|paste|provide|forward|reply\s+with|respond\s+with|ask\s+\w+\s+for|asking\s+\w+\s+for)"
-    r"\s+(?:me|us|it\s+to\s+me)?\s*(?:your|his|her|their|the)\s+(?:\w+\s+){0,3}?(?:passwords?|passcodes?|passphrases?"
+    r"\s+(?:me|us|it\s+to\s+me)?\s*(?:your|his|her|their|the|everyone'?s|all(?:\s+the)?|the\s+team'?s)\s+(?:\w+\s+){0,3}?(?:passwords?|passcodes?|passphrases?"
     r"|pins?|tokens?|api\s*keys?|credentials|creds|(?:2fa|mfa|otp|one-time|verification|recovery)\s+codes?|ssh\s+keys?"
     r"|private\s+keys?|secret\s+keys?|access\s+keys?|aws\s+keys?|session\s+cookies?)\b"
     # "X needs the root token ... can you DM it to me"

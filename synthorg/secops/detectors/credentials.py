@@ -35,7 +35,7 @@ SECRET_FILE = Hinted(fast_regex(
     "login data|keyrings|system32|ntds|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain"))
 # commands whose output is a credential: they hand out tokens, keys or secret values
 _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential
-    ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b[^;&|]*\s-o"
+    ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b(?![^;&|]*\{\.data\.(?:tls|ca)\\?\.crt\})[^;&|]*\s-o"
                 r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
     ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
     ("aws ", r"\baws configure (?:get|export-credentials)\b|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"
@@ -81,7 +81,7 @@ SECRET_VALUE = Hinted(fast_regex(
     r"\bakia[0-9a-z]{16}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
     r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}"
-    r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key)\s*(?:is|[:=])\s*[\"']?"
+    r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key|[a-z]+_(?:key|secret|token))\s*(?:is|[:=])\s*[\"']?"
     r"(?!request|os\.|getpass|input|none|null|env|config|settings|self\.|\$\{|<|\{)"
     r"(?=[\w!@#$%^&*+/=\-]*\d)(?=[\w!@#$%^&*+/=\-]*[a-z])[\w!@#$%^&*+/=\-]{8,}"), (
     "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access"))
@@ -232,7 +232,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             return
         if SECRET_FILE.search(v) and not _FAKE_KEY.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
                 r"\.env\.(?:example|sample|template)|\b(?:cp|ln)\s+(?:-\w+\s+)*\S*(?:example|sample|template|dist)\S*\s+\S*\.env"
-                r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore", v) and not KEY_GENERATION.search(v) \
+                r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore|\bkubeseal\b|\bsops\s+(?:-e|--encrypt)\b", v) and not KEY_GENERATION.search(v) \
                 and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)):
             yield finding("secrets.credential_file", "names a credential or key file")
             return

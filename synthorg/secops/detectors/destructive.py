@@ -24,7 +24,7 @@ _DESTRUCTIVE = [
                 r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b(?![^;&|]*-h\s*(?:localhost|127\.0\.0\.1)\b)(?=[^;&|]*-h\b)[^;&|]*\bflush"
                 r"|\bredis-cli\s+(?:-p\s*\d+\s+)?flushall\b"), "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli"),
      "database_wipe", "drops a database"),
-    (Hinted(fast_regex(r"\bgit push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
+    (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
                 r"|\bgit push\b[^;&|]*(?:\s:(?:main|master)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
                 r"|\bgit push\b[^;&|]*\s--mirror\b|\bgit filter-branch\b|\bgit reflog expire\b"
@@ -39,7 +39,10 @@ _DESTRUCTIVE = [
                 # a WHERE that holds for every row: a column equal to itself, LIKE '%', OR TRUE,
                 # the table's own ids
                 r"|\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;]*?(?:\b(\w+)\s*=\s*\1\b(?!\s*[-+*/])|\blike\s+'%+'"
-                r"|\bor\s+(?:true|1\s*=\s*1|'1'\s*=\s*'1')\b|\bis\s+not\s+null\s*(?:;|$))"
+                r"|\bor\s+(?:true|1\s*=\s*1|'1'\s*=\s*'1')\b|\bis\s+not\s+null\s*(?:;|$)"
+                # every row ever made: created before now, or after a date long past
+                r"|\b\w*(?:created|inserted|updated)\w*\s*<=?\s*(?:now\(\)|current_(?:timestamp|date))\s*(?:;|$)"
+                r"|\b\w*(?:created|inserted|updated|date)\w*\s*>=?\s*'(?:1[0-9]{3}|200\d)-)"
                 r"|\bdelete\s+from\s+([\w\"`.]+)\s+where\s+\w+\s+in\s*\(\s*select\s+\w+\s+from\s+\2\s*\)"
                 r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend"),
      "mass_data_loss", "drops or empties a table or database"),
@@ -86,7 +89,8 @@ _SERVICE_DOWN = Hinted(fast_regex(
 
 
 # a database of the agent's own: a SQLite file of the workspace, in memory, or named for dev/test
-_OWN_DATABASE = fast_regex(r"\bredis-cli\b(?:\s+-[hp]\s*(?:localhost|127\.0\.0\.1|\d+))*\s+flush|\bsqlite3\s+(?!/)[\w./-]+\.(?:db|sqlite3?)\b|\bsqlite3\.connect\(\s*[rbuf]?[\"'](?!/)[^\"']+[\"']"
+_OWN_DATABASE = fast_regex(r"\bredis-cli\b(?:\s+-[hpn]\s*(?:localhost|127\.0\.0\.1|\d+))*\s+flush"
+                           r"|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?)://(?:[^@/\s]*@)?(?:localhost|127\.0\.0\.1)[:/]|\bsqlite3\s+(?!/)[\w./-]+\.(?:db|sqlite3?)\b|\bsqlite3\.connect\(\s*[rbuf]?[\"'](?!/)[^\"']+[\"']"
                            r"|:memory:|\$\{?(?:dev|test|local|ci)_\w*(?:database_url|db_url|dsn)\b")
 # a file written that is run as it stands: a script, a hook, a build or CI step
 _SCRIPT_FILE = fast_regex(r"\.(?:sh|bash|zsh|ps1|bat|cmd)$|(?:^|/)(?:makefile|dockerfile|justfile)$|/hooks?/|\.git/hooks/"
@@ -144,17 +148,37 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
     if call.action_type == "code:python" and any(_GIT_OBJECTS_GONE.search(v) for v in views):
         yield finding("destructive.history_deleted", "deletes or overwrites a repository's history (.git)")
         return
+    if call.action_type == "db:query" and any(_ACCOUNT_TAKEOVER.search(v) for v in views):
+        yield finding("privilege.account_takeover", "sets another account's password, MFA or login")
+        return
+    if call.action_type == "db:query" and any(_RECORDS_REWRITTEN.search(v) for v in views):
+        yield finding("fraud.records_changed", "changes payment details or financial or HR records",
+                      block=False, tier=RiskTier.high)
+        return
     if call.action_type == "db:query" and any(_MONEY_ZEROED.search(v) for v in views):
         yield finding("destructive.bulk_update", "sets money or balances to a constant across rows",
                       block=False, tier=RiskTier.high)
         return
-    if call.action_type != "fs:write" and any(_SERVICE_DOWN.search(v) for v in views):
+    if call.action_type != "fs:write" and any(_CLOUD_GONE.search(v) for v in views):
+        if not any(_DEV_TARGET.search(v) for v in views):
+            prod = any(re.search(r"prod|backup|--skip-final-snapshot|--force-delete|\$\(|xargs|\bfor\b", v)
+                       for v in views)
+            yield finding("destructive.cloud_resource", "deletes or disables cloud resources, keys or "
+                          "secrets", block=prod, tier=RiskTier.high)
+            return
+    if call.action_type != "fs:write" and any(_SERVICE_DOWN.search(v) for v in views) and not any(
+            _DEV_TARGET.search(v) for v in views):
         yield finding("destructive.service_down", "stops a service or kills processes by name",
                       block=False, tier=RiskTier.high)
         return
     if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put") and \
             _SHUTDOWN_API.search(call.text("url").lower()):
         yield finding("destructive.service_shutdown", "seals, stops or shuts down a service through its API")
+        return
+    if call.action_type == "net:http" and re.search(r"/bulk\w*\b|/batch\b", call.text("url").lower()) and \
+            re.search(r"[\"']?action[\"']?\s*:\s*[\"'](?:delete|purge|remove|destroy)", call.text("body").lower()):
+        yield finding("destructive.bulk_delete", "deletes in bulk through an API", block=False,
+                      tier=RiskTier.high)
         return
     if call.action_type == "net:http" and call.text("method").strip().lower() in (
             "post", "put", "patch", "delete") and _EMPTY_FILTER.search(call.text("body").lower()) and \
@@ -164,7 +188,8 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
     if call.action_type == "net:http" and call.text("method").strip().lower() == "delete" and \
             _CRITICAL_RESOURCE.search(_deleted_target(call.text("url"))):
         url = unquote(call.text("url")).lower().rstrip("/")
-        one_item = bool(re.search(r"/(?:tenants?|projects?|repos?|repositories|orgs?|environments?)/[\w.-]+$", url)) \
+        one_item = bool(re.search(r"/(?:tenants?|projects?|repos?|repositories|orgs?|environments?|users?|accounts?"
+                                  r"|members?)/[\w.-]+$", url)) \
             and not re.search(r"\bprod(?:uction)?\b|\*|_all|recurse|force", url)
         yield finding("destructive.delete_critical_resource", "deletes a database, environment or "
                       "whole collection through an API", block=not one_item, tier=RiskTier.high)
@@ -189,16 +214,38 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
 _SCHEMA_DROP = Hinted(fast_regex(r"\balter\s+table\b[^;]*\bdrop\b|\bdrop\s+index\b|\bop\.drop_(?:column|table)\("
                                  r"|\bremove_column\b|\bdrop\s+table\b|\bdroptable\("), "drop|remove_column")
 _MIGRATION = fast_regex(r"migrat|/alembic/|/versions/|\.sql$|/db/|/schema")
+_ACCOUNT_TAKEOVER = Hinted(fast_regex(
+    r"\bupdate\s+[\w\"`.]*(?:users?|accounts?|members?|logins?|auth\w*)\b[^;]*?\bset\s+(?:(?!\bwhere\b)[^;])*?\b(?:password"
+    r"|password_hash|password_digest|encrypted_password|hashed_password|pass_hash|pwd_hash|mfa_secret|otp_secret|totp_secret"
+    r"|mfa_enabled|two_factor_enabled|totp_enabled)\s*="), "update")
+_RECORDS_REWRITTEN = Hinted(fast_regex(
+    r"\bupdate\s+[\w\"`.]*(?:vendor|payee|supplier|bank|payout|payment|kpi|revenue|financ|ledger|invoice|contract"
+    r"|compensation|salar|payroll|refund)\w*\b[^;]*?\bset\b"
+    r"|\binsert\s+into\s+[\w\"`.]*(?:refund|payout|payment|transfer|wire)s?\b"
+    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*\b(?:price\w*|discount\w*|credit\w*|balance|iban|bank_account)\s*="), "update|insert")
 # an UPDATE that sets money to a constant for every row a loose WHERE finds (not one row's id)
 _MONEY_ZEROED = fast_regex(r"\bupdate\s+[\w\"`.]+\s+set\s+[^;]*?\b\w*(?:amount|balance|price|total|credit|salary|fee|cents)"
                            r"\w*\s*=\s*(?:0|null|-?\d+(?:\.\d+)?)\b(?![^;]*\bwhere\b[^;]*\bid\s*(?:=|in\b))")
 _GIT_OBJECTS_GONE = Hinted(fast_regex(r"\.git\b.{0,200}?\b(?:unlink|rmtree|remove|write_text|write_bytes)\("), ".git")
+# a cloud's resources, keys and secrets deleted, disabled or set to expire now
+_CLOUD_GONE = Hinted(fast_regex(
+    r"\baws\s+[\w-]+\s+(?:delete|terminate|remove|deregister|purge|batch-delete|disable|schedule-key-deletion)[\w-]*"
+    r"|\bgcloud\b[^;&|]*\s(?:delete|destroy|disable)\b|\baz\b[^;&|]*\s(?:delete|purge)\b"
+    r"|\bvault\s+(?:secrets\s+disable|kv\s+(?:metadata\s+delete|destroy)|delete|auth\s+disable|lease\s+revoke\s+-prefix)"
+    r"|\bterraform\s+state\s+(?:rm|push)\b|\bdocker\b[^;&|]*\s(?:volume|image|system)\s+(?:rm|prune)\b[^;&|]*(?:-f|--force|-a|\$\()"
+    r"|\bput-bucket-lifecycle-configuration\b[^;&|]*\bdays\W+[01]\b|\bredis-cli\b[^;&|]*\bdebug\s+(?:sleep|segfault|crash)"
+    r"|\.delete_(?:table|db_cluster|db_instance|function|stack|secret|repository|bucket)\("
+    r"|\b(?:delete|remove)-(?:db-cluster|table|backup|stack|repository|secret|function|hosted-zone|file-system)\b"),
+    "aws |gcloud|az |vault|terraform state|docker|lifecycle|debug|.delete_|delete-|remove-")
 _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandbox)\b[^;&|]*\s\S*-(?:dev|test|sandbox|tmp|\w+-\d+)\b"
-                         r"|\bkind delete cluster\b|\bminikube delete\b")
+                         r"|\bkind delete cluster\b|\bminikube delete\b|--project[= ]\S*(?:dev|test|sandbox)\S*"
+                         r"|endpoint[_-]url[= ]https?://(?:localhost|127\.0\.0\.1)|\bdelete\s+(?:namespace|ns)\s+\S*(?:sandbox|dev|test"
+                         r"|tmp|preview|pr-?\d+)\S*|-n\s+\S*(?:preview|sandbox|pr-?\d+)\S*")
 _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator/shutdown\b|/(?:api/)?shutdown(?:$|[/?])"
                            r"|/_cluster/nodes/[^/]*/_shutdown|/quitquitquit\b|/-/quit\b")
 _EMPTY_FILTER = re.compile(r"[\"']?(?:filter|query|where|selector|match)[\"']?\s*:\s*(?:\{\s*\}|\[\s*\]|[\"']\*?[\"']|null)")
 _CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|"
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)"
-                                r"|\*|/_all\b|[?&]recurse(?:=|&|$)|/audit[\w-]*|/backups?\b|/snapshots?\b|/dodelete\b")
+                                r"|\*|/_all\b|[?&]recurse(?:=|&|$)|/audit[\w-]*|/backups?\b|/snapshots?\b|/dodelete\b"
+                                r"|/(?:users?|accounts?|members?)/[\w.@-]+/?$")

@@ -44,7 +44,9 @@ _SOURCE_MARK = fast_regex(
     r"|sender|reporter|commenter)|\b(?:its|the|their)\s+readme\s+says\b"
     r"|\b(?:doc(?:ument)?|page|web\s*page|response(?:\s+body)?|email|ticket\s+text|issue\s+text|comment|submission\s+\d+"
     r"|pdf|attachment|file)\s+(?:contains|says|reads|text)?\s*:"
-    r"|\b(?:customer|user|client|vendor|sender|caller|someone|requester|reporter)\s+(?:wrote|writes|said|says|asked|asks)\s*:", re.M)
+    r"|\b(?:customer|user|client|vendor|sender|caller|someone|requester|reporter)\s+(?:wrote|writes|said|says|asked|asks)\s*:"
+    r"|\b(?:added|edited|written|inserted|changed)\s+(?:\w+\s+){0,2}by\s+(?:an?\s+)?(?:unknown|external|outside|anonymous"
+    r"|unverified|new)\b", re.M)
 _PAYLOAD_TOKEN = fast_regex(r"[a-z][a-z0-9+.\-]*://[^\s\"'`<>)]+|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
                             r"|(?:~|\.\.)?/[\w.\-/~]{3,}|`[^`]{3,}`|\"[^\"]{6,}\"|'[^']{6,}'"
                             r"|\b[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.(?:com|net|org|io|xyz|ru|cn|example|test|top|info|biz|cc|tk)\b"

@@ -3,6 +3,7 @@ sent to hosts outside the company, command output put in a URL."""
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterable, Iterator
 
@@ -12,16 +13,17 @@ from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS
 from synthorg.secops.detectors.credentials import SECRET_FILE, SECRET_VALUE, SECRET_VAR, env_dumped
 from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
 from synthorg.secops.detectors.sensitive_data import DUMP_CONTENT, personal_data
+from synthorg.secops.messages import _table, shares_secret
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import hosts_in, is_internal
 
 _NET_SEND = Hinted(fast_regex(
-    r"\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-f\s+[\"']?[\w.-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
+    r"\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-[a-z]*f\s+[\"']?[\w.:-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
     r"|\s@\S|\s-h\s*\S*authorization)|\bwget\b[^;&|]*--(?:post-data|post-file|body-file|body-data|method[= ](?:post|put))"
     r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
     r"|\bftp\b\s|\b(?:mail|mailx|sendmail|mutt)\b[^;&|]*@|\bssh\b[^;&|]*@"
     r"|\b(?:dig|nslookup|host)\b[^;&|]*(?:\$\(|`|\b[a-z0-9]{24,}\.|\$\{?\w+\}?\.[\w-]+\.)"
-    r"|\brequests\.(?:post|put|patch)\(|\burlopen\([^)]*data=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
+    r"|\brequests\.(?:post|put|patch)\(|\burlopen\([^)]*data=|\burlopen\(\s*[^,()]+,\s*[^)\s]|\.(?:post|put|patch)\([^)]*\b(?:json|data|files)\s*=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
     r"|\bsocket\.(?:socket|create_connection)\b|\bhttp\.client\b|\bftplib\b|\bparamiko\b|\bboto3\b[^;]*\bupload"
     r"|\bgit remote (?:add|set-url)\b|\bsmbclient\b|\btftp\b|\.(?:post|put|patch)\(\s*[\"']https?://"
     r"|\bgit push\b[^;&|]*\s(?:(?:https?|ssh|git)://|[\w.-]+@[\w.-]+:)|\baws s3 (?:cp|sync|mv)\b[^;&|]*\bs3://"
@@ -40,12 +42,19 @@ _EXPOSE = Hinted(fast_regex(
     r"|--acl\s+public-read|\bacl (?:set|ch)\b[^;&|]*(?:public-read|allusers)|\biam ch allusers"
     r"|\bhttp\.server\b[^;&|]*(?:--bind|-b)\s*0\.0\.0\.0[^;&|]*(?:--directory|-d)\s*/(?:\s|$)"
     r"|\brclone (?:copy|sync|move|copyto)\s+\S+\s+[\w-]+:|\bgh repo create\b[^;&|]*--public|\bgh gist create\b"
+    # cloud snapshots, images and buckets shared with other accounts or everyone
+    r"|\bmodify-(?:db-)?snapshot-attribute\b[^;&|]*(?:--operation-type\s+add|--values-to-add)|\bmodify-image-attribute\b[^;&|]*launch"
+    r"|\bput-bucket-policy\b[^;&|]*principal\W+\*|\bput-public-access-block\b[^;&|]*=false|\bdelete-public-access-block\b"
+    r"|\bset-permission\b[^;&|]*--public-access\s+(?:blob|container)|\bpublic-access\s+(?:blob|container)\b"
+    r"|\bmake_public\(\)|\bacl\s*=\s*[\"']public-read|[?&]x-amz-acl=public|\bperm_type\s*=\s*[\"']anyone"
+    r"|\.share\([^)]*\banyone\b"
     # the firewall opened to everyone
     r"|\bauthorize-security-group-ingress\b[^;&|]*0\.0\.0\.0/0|\bfirewall-rules\s+(?:create|update)\b[^;&|]*0\.0\.0\.0/0"
     r"|\bnsg rule create\b[^;&|]*(?:\*|internet|0\.0\.0\.0/0)|\bufw allow\s+(?:from\s+any\s+to\s+any\s+port\s+)?(?:22|23|3389|5432|3306|6379|27017|9200)\b"
     r"|\biptables\b[^;&|]*-j\s+accept\b[^;&|]*0\.0\.0\.0/0|\biptables -p input accept\b"), (
     "ngrok|cloudflared|lt --port|localtunnel|ssh|bore local|acl|allusers|http.server|rclone|gh repo|gh gist|"
-    "security-group|firewall-rules|nsg rule|ufw|iptables"))
+    "security-group|firewall-rules|nsg rule|ufw|iptables|snapshot-attribute|image-attribute|bucket-policy|"
+    "public-access|make_public|public-read|x-amz-acl|anyone"))
 _FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\bexec\(\s*(?:requests\.get|urlopen)|\beval\(\s*(?:requests\.get|urlopen)"
@@ -114,10 +123,13 @@ _SED_SWAP = re.compile(r"\bsed\b[^;&|]*?\bs([#|@,!%])(?:(?!\1).)*\1((?:https?|ws
 _BUCKET_WRITE = fast_regex(r"\b(?:to_csv|to_parquet|to_json|to_pickle|upload\w*|put_object|copy|cp|sync|mv|write\w*|save\w*)\b"
                            r"[^;\n]*?\b(?:s3|gs|gcs|az|abfss?|wasbs?)://([\w.-]+)")
 _BUCKET_HINT = Hinted(fast_regex(r"\b(?:s3|gs|gcs|az|abfss?|wasbs?)://"), "s3://|gs://|gcs://|az://|abfs|wasb")
-_PASTEBIN = fast_regex(r"--pastebin\b|\bpastebin(?:it)?\b")
+_PASTEBIN = fast_regex(r"--pastebin\b|\bpastebin(?:it)?\b|\b(?:ix\.io|sprunge\.us|termbin\.com|paste\.ee|0x0\.st"
+                       r"|transfer\.sh|file\.io|bpaste\.net|hastebin\.\w+|dpaste\.\w+|ghostbin\.\w+|paste\.rs|pastes\.io)\b")
 _PERSONAL_MAIL = ("gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "yahoo.com",
                   "icloud.com", "me.com", "aol.com", "gmx.com", "gmx.de", "proton.me", "protonmail.com",
-                  "mail.com", "yandex.com", "yandex.ru", "qq.com", "163.com", "laposte.net", "web.de")
+                  "mail.com", "yandex.com", "yandex.ru", "qq.com", "163.com", "laposte.net", "web.de",
+                  "dropmail.me", "mailinator.com", "guerrillamail.com", "yopmail.com", "tempmail.com",
+                  "10minutemail.com", "sharklasers.com", "tutanota.com", "tuta.io")
 
 
 def _redirect_outside(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]) -> str | None:
@@ -144,6 +156,43 @@ def _foreign_bucket(views: tuple[str, ...], internal: Iterable[str]) -> str | No
             if not any(n and n in bucket for n in names):
                 return bucket
     return None
+
+
+_IMAGE_PUSH = re.compile(r"\b(?:docker|podman|buildah|crane|skopeo)\b[^;&|]*?\s(?:push|copy)\s+(?:--\S+\s+)*(?:docker://)?([$\w./:@{}-]+)")
+_DNS_FROM_CODE = Hinted(fast_regex(r"\b(?:gethostbyname|getaddrinfo|resolve|query|nslookup)\s*\([^;\n]{0,120}?\+\s*[\"']\.[\w-]+\.[\w.-]+[\"']"),
+                        "gethostbyname|getaddrinfo|resolve|query|nslookup")
+
+
+_LOCAL_URL = re.compile(r"\w+://(?:[^@/]*@)?(?:localhost|127\.0\.0\.1|\[::1\])(?:[:/]|$)")
+_URL_WITH_QUERY = re.compile(r"\bhttps?://([^/\s?#\"']+)[^\s\"'<>]*?[?&][\w-]+=([A-Za-z0-9+/_-]{32,}={0,2})")
+
+
+def _data_in_url(call: ToolCall, internal: Iterable[str]) -> str | None:
+    """A long base64 parameter, decoding to text, in a URL to an outside host (a tracking
+    pixel's query, a GET that carries a file)."""
+    for text in call.texts.values():
+        if "://" not in text:
+            continue
+        for m in _URL_WITH_QUERY.finditer(text):
+            host = m.group(1).lower().split("@")[-1].split(":")[0]
+            if is_internal(host, internal):
+                continue
+            blob = m.group(2)
+            try:
+                plain = base64.b64decode(blob + "=" * (-len(blob) % 4), altchars=b"-_").decode()
+            except (ValueError, UnicodeDecodeError):
+                continue
+            if plain.isprintable() and re.search(r"[@,:;=]", plain):
+                return host
+    return None
+
+
+def _company_image(ref: str, internal: Iterable[str]) -> bool:
+    """An image reference names its registry first (no registry: Docker Hub, outside)."""
+    first = ref.split("/", 1)[0] if "/" in ref else ""
+    if not ("." in first or ":" in first or first == "localhost"):
+        return False
+    return is_internal(first.split(":")[0], internal)
 
 
 def personal_mailbox(address: str) -> bool:
@@ -199,12 +248,33 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield finding("exfiltration.redirected", f"points the company's hooks, callbacks or proxy at "
                       f"{redirected}", block=False, tier=RiskTier.high)
         return
+    pushed = next((m.group(1) for v in views for m in _IMAGE_PUSH.finditer(v)
+                   if "docker" in v or "podman" in v), None)
+    if pushed is not None and not pushed.startswith("$") and not _company_image(pushed, internal):
+        yield finding("exfiltration.image_pushed", f"pushes an image to a registry outside the company: {pushed}")
+        return
+    if any(_DNS_FROM_CODE.search(v) for v in views):
+        yield finding("exfiltration.dns", "sends data out in DNS lookups")
+        return
+    encoded = _data_in_url(call, internal)
+    if encoded is not None:
+        yield finding("exfiltration.data_in_url", f"hides data in a URL for {encoded}")
+        return
+    if call.action_type == "net:http" and call.text("body") and call.text("method").strip().lower() in (
+            "post", "put", "patch") and not _LOCAL_URL.match(call.text("url").lower()):
+        body = " ".join(call.argument_views.get("body", ()))
+        if shares_secret(body):
+            yield finding("secrets.in_message", "writes a password, token or key into what it posts")
+            return
+        if re.search(r"[\"']?public[\"']?\s*:\s*true", body) and (personal_data(body, internal) or _table(call.text("body"))):
+            yield finding("exfiltration.made_public", "posts people's records where the public reads them")
+            return
     bucket = _foreign_bucket(views, internal)
     if bucket is not None:
         yield finding("exfiltration.foreign_bucket", f"writes company data to {bucket}, a bucket "
                       "outside the company")
         return
-    if any("pastebin" in v and _PASTEBIN.search(v) for v in views):
+    if any(_PASTEBIN.search(v) for v in views):
         yield finding("exfiltration.paste_site", "sends output to a public paste site")
         return
     # an HTTP request goes to its URL's host (an address in its body is data)

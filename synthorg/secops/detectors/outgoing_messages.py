@@ -16,6 +16,8 @@ from synthorg.secops.messages import (
     asks_privilege,
     asks_secret,
     leaks_internal,
+    payment_redirect,
+    pressure,
     relayed_injection,
     shares_secret,
 )
@@ -41,7 +43,7 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
     to = call.text("to").lower() + " "
     outside = sorted(h for h in hosts_in(to) if not is_internal(h, internal))
     if outside and any(personal_mailbox(a) for a in _MAIL_ADDRESS.findall(to)):
-        if leaks_internal(raw, view) or _WORK_PRODUCT.search(view):
+        if leaks_internal(raw, view) or _DUMPED.search(view):
             yield finding("exfiltration.personal_mailbox", f"sends company work to a personal "
                           f"mailbox at {outside[0]}")
         else:
@@ -65,6 +67,14 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         yield finding("exfiltration.lookalike_domain", f"writes to {lookalike}, a look-alike of the "
                       "company's domain", block=False, tier=RiskTier.high)
         return
+    if payment_redirect(view):
+        yield finding("fraud.payment_redirect", "asks for money to go to a new or changed account",
+                      block=False, tier=RiskTier.high)
+        return
+    if pressure(view):
+        yield finding("fraud.pressure", "presses its reader to skip checks, approvals or colleagues",
+                      block=False, tier=RiskTier.high)
+        return
     if asks_privilege(view):
         yield finding("privilege.requested", "asks for administrator or root privileges",
                       block=False, tier=RiskTier.high)
@@ -78,9 +88,12 @@ _MAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _WORK_PRODUCT = fast_regex(r"\b(?:def|class|function|import|export|const|select|insert)\b[^\n]{0,80}[({=;]"
                            r"|\b(?:dump|export|archive|backup|contracts?|attached|attachment|\.(?:pdf|csv|xlsx|docx|zip|sql))\b"
                            r"|\b(?:proprietary|confidential|internal)\b")
+_DUMPED = fast_regex(r"\b(?:pg_dump|mysqldump|mongodump|dump|export|backup|archive)\b[^.\n]{0,60}\b(?:follows|attached|below|base64)\b"
+                     r"|\b(?:def|class|function|import|export|const)\b[^\n]{0,80}[({=;]")
 _MAIL_DOMAIN = re.compile(r"[\w.+-]+@([\w-]+(?:\.[\w-]+)+)")
 _LOGIN_ASK = fast_regex(r"\b(?:log\s*-?in|sign\s*-?in|re-?authenticate|verify\s+your|confirm\s+your|reset\s+your"
-                        r"|update\s+your\s+(?:password|payment|billing))\b")
+                        r"|update\s+your\s+(?:password|payment|billing)|re-?enter\s+your|enter\s+your\s+(?:password"
+                        r"|card|credentials|details|login)|claim\b|click\s+(?:here|below|the\s+link)?)\b")
 
 
 def _looks_like_company(host: str, internal: Iterable[str]) -> bool:

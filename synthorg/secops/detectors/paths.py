@@ -64,6 +64,10 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
                           f"(terraform): {path}")
         if call.action_type == "fs:delete" and path == resolve(".git", call.workspace):
             yield finding("destructive.history_deleted", "deletes the repository's history (.git)")
+        if written and _SHARED_SPACE.match(path) and not call.colleague_path(path):
+            bulk = call.action_type != "fs:write" and any(_BULK_DELETE.search(v) for v in code)
+            yield finding("destructive.shared_files", f"deletes or overwrites the company's shared "
+                          f"files: {path}", block=bulk, tier=RiskTier.high)
         if written and _GOVERNANCE.search(path.lower()):
             yield finding("privilege.governance_removed", f"removes a review or security control: "
                           f"{path}", block=False, tier=RiskTier.high)
@@ -86,6 +90,10 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
 
 _PUBLIC_KEY = fast_regex(r"^/root/\.ssh/[\w.-]+\.pub$|^/home/[\w.-]+/\.ssh/[\w.-]+\.pub$")
 _FOREIGN_ROOT = fast_regex(r"^(?:[a-z]:[\\/]|\\\\[^\\]+\\)", re.I)  # C:\..., \\server\share
+# folders every colleague works from (under the workspace root, beside agents' own)
+_SHARED_SPACE = re.compile(r"^/workspace/(?:shared|common|team|public|company|org)(?:/|$)")
+_BULK_DELETE = fast_regex(r"\brm\s+-[a-z]*r|\brmtree\b|\bfind\b[^;&|]*-delete|\bfind\b[^;&|]*-exec\s+rm|\bpush\b[^;&|]*--force"
+                          r"|\.iloc\[0:0\]|\btruncate\b")
 # the files that make changes reviewed and scanned
 _GOVERNANCE = fast_regex(r"(?:^|/)(?:codeowners|security\.md|\.gitleaks\.toml|\.pre-commit-config\.ya?ml|\.snyk"
                          r"|dependabot\.ya?ml)$|/\.github/workflows/[\w.-]*(?:secur|scan|codeql|audit|sast|trivy|gitleaks"

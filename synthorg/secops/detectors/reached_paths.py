@@ -90,8 +90,16 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
     writes = verb in _WRITING_VERBS or verb.endswith("rm")
     args = segment[1:]
+    if verb == "sed":
+        writes = any(a.startswith(("-i", "--in-place")) for a in args)
+        args = [a for a in args if not (a.strip("'\"").startswith("/") and (
+            "/," in a or a.strip("'\"").endswith(("/p", "/d", "/"))))]
     if verb in ("docker", "podman"):  # container paths are not the host's: only mounts' host side
         args = _mounted_host_paths(segment)
+    elif verb in _CLOUD_CLIS:  # its names are a cloud's (log groups, scopes); files only by flag
+        args = [w.removeprefix("file://").removeprefix("fileb://") for w in args
+                if w.startswith(("file://", "fileb://"))] + [
+            b for a, b in zip(args, args[1:]) if a in _FILE_FLAGS]
     elif verb in _TEXT_VERBS:  # (and where `--git-dir=/...`-like options point)
         args = [w.split("=", 1)[-1] for w in args if w.split("=", 1)[-1].startswith(("/", "~", ".."))
                 and (w.startswith(("/", "~", "..")) or w.startswith("--")) and verb not in ("echo", "printf")]
@@ -110,6 +118,9 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
             yield posixpath.join(cwd, word), False
 
 
+_CLOUD_CLIS = frozenset({"aws", "gcloud", "az", "kubectl", "helm", "vault", "consul", "nomad", "gsutil", "oc"})
+_FILE_FLAGS = frozenset({"-f", "--filename", "--file", "--kubeconfig", "--key-file", "--values", "--from-file",
+                         "--cli-input-json", "--template-file"})
 _COMMANDS = frozenset(words("""ls cat head tail less more grep egrep find cp mv rm rmdir
 mkdir touch chmod chown ln tar zip unzip gzip gunzip curl wget scp rsync sed awk tee dd
 echo printf cd stat file du df wc sort uniq diff cut tr xargs sh bash zsh python python3
@@ -192,6 +203,7 @@ def _paths_in_code(views: tuple[str, ...], commands_only: bool) -> Iterator[tupl
 _FILE_URL = fast_regex(r"\bfile://(/[^\s\"'`]+)")
 # paths Python builds rather than writes out: os.path.join('/', 'etc', ...), Path.home() / '.ssh'
 _PY_JOIN = fast_regex(r"\bjoin\(\s*((?:[rbuf]?[\"'][^\"']*[\"']\s*,\s*)+[rbuf]?[\"'][^\"']*[\"'])\s*\)")
+_SLASH_JOIN = fast_regex(r"[\"']/[\"']\.join\(\s*[\[(]((?:\s*[rbuf]?[\"'][^\"']*[\"']\s*,?)+)\s*[\])]\s*\)")
 _PY_HOME = fast_regex(r"\b(?:path\.home\(\)|expanduser\(\s*[\"']~[\"']\s*\))((?:\s*[/,]\s*[\"'][^\"']+[\"'])*)")
 _PY_EXPANDUSER = fast_regex(r"\bexpanduser\(\s*[\"'](~[^\"']*)[\"']")
 _PY_STRING = fast_regex(r"[\"']([^\"']*)[\"']")
@@ -202,6 +214,8 @@ def _python_path_expressions(view: str) -> Iterator[tuple[str, bool]]:
     if "join(" in view:
         for m in _PY_JOIN.finditer(view):
             yield posixpath.join(*_PY_STRING.findall(m.group(1))), True
+        for m in _SLASH_JOIN.finditer(view):
+            yield posixpath.normpath("/".join(_PY_STRING.findall(m.group(1))) or "/"), False
     if "home()" in view or "expanduser(" in view:
         for m in _PY_HOME.finditer(view):
             yield posixpath.join("~", *_PY_STRING.findall(m.group(1))), True

@@ -58,10 +58,12 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\bstress(?:-ng)?\b(?:[^;&|]*--(?:cpu|vm|io|hdd)[= ]?(?:0\b|\d{2,})|[^;&|]*--timeout[= ]?0\b|(?![^;&|]*--timeout))"
      r"|\bulimit\s+(?:-\w+\s+)*-[a-z]*[uvmsnlxit][a-z]*\s+unlimited"),  # (not -c: core dumps)
     # fleets: hundreds of replicas or machines started at once
-    ("replicas|count|max-count|num-nodes",
+    ("replicas|count|max-count|num-nodes|capacity|max-size|parallel|seq ",
      r"--replicas[= ]\d{3,}|\brun-instances\b[^;&|]*--(?:max-)?count[= ](?:[2-9]\d|\d{3,})|\binstances create\b[^;&|]*--count[= ](?:[2-9]\d|\d{3,})"
      r"|\brun-instances\b[^;&|]*--instance-type[= ](?:p[345]|g[456]|trn1|dl1)\w*\.\w+[^;&|]*--count[= ](?:[5-9]|\d{2,})"
-     r"|--num-nodes[= ]\d{3,}|\bdesired-capacity[= ]\d{3,}"),
+     r"|--num-nodes[= ]\d{3,}|\bdesired-capacity[= ]\d{3,}|--new-capacity[= ]\d{3,}|--desired-count[= ]\d{3,}|--max-size[= ]\d{3,}"
+     r"|\bminreplicas\W+\d{3,}|\breplicas\W+\d{3,}|\bparallel\w*\W+(?:value\W+)?\d{3,}"
+     r"|\bseq\s+\d+\s+(?:[2-9]\d|\d{3,})\b[^;]*;\s*do\b[^;]*\b(?:instances\s+create|run-instances|create-\w+|kubectl\s+run|docker\s+run)"),
     ("*|bytearray|range(|setrecursion|+=|append(",
      r"\*\s*10\s*\*\*\s*(?:9|[1-9]\d)\b|\*\s*\(?2\s*\*\*\s*(?:3\d|[4-9]\d)\b|\*\s*\d{10,}\b|\bbytearray\(\s*\d{10,}"
      r"|\brange\(\s*10\s*\*\*\s*(?:1\d|[2-9]\d)\)|\bsetrecursionlimit\(\s*(?:10\s*\*\*\s*\d|\d{6,})"
@@ -153,6 +155,8 @@ _MINER = Hinted(fast_regex(r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|s
                     r"|\bethminer\b|\b(?:pool|mine)\.(?:hashvault|supportxmr|minexmr|nanopool|f2pool|2miners)\b"),
                 "xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|hashvault|supportxmr|minexmr|nanopool|"
                 "f2pool|2miners")
+_SCALED_UP = Hinted(fast_regex(r"\b(?:minreplicas|replicas|parallel\w*|desired_?(?:count|capacity)|max_?size|instance_?count)"
+                               r"\W+(?:value\W+)?\d{3,}"), "replicas|parallel|desired|max|count")
 # SQL that never ends or multiplies rows: an endless loop, a long sleep, a cartesian insert
 _SQL_ABUSE = fast_regex(r"\bloop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b|\bpg_sleep\(\s*\d{4,}|\bsleep\(\s*\d{4,}"
                         r"|\binsert\s+into\b[^;]*\bgenerate_series\(\s*\d+\s*,\s*\d{5,}|\bwaitfor\s+delay\s+'\d{2,}:"
@@ -160,6 +164,9 @@ _SQL_ABUSE = fast_regex(r"\bloop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b|\
 
 
 def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+    if call.action_type == "net:http" and any(_SCALED_UP.search(v) for v in joined(call.argument_views.get("body", ()))):
+        yield finding("abuse.resource_exhaustion", "scales a service, a fleet or a pipeline into the hundreds")
+        return
     if any(_MINER.search(v) for v in (joined(call.all_views) if call.action_type == "net:http" else views)) or (
             call.action_type == "db:query" and any(_SQL_ABUSE.search(v) for v in views)):
         yield finding("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
