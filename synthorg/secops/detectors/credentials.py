@@ -73,6 +73,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec",
      r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
     ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
+    ("reg |hklm", r"\breg(?:\.exe)?\s+(?:save|export)\s+hklm[\\/]+(?:sam|system|security)\b|\bhklm[\\/]+sam\b"),
     ("gcore|gdb|/mem|procdump|minidump", r"\bgcore\b|\bgdb\b[^;&|]*\s(?:-p|--pid|attach)\b|/proc/(?:\d+|self|\$\w+|\*)/mem\b"
                                          r"|\bprocdump\b|\bminidump\w*\b"),
     ("history", r"(?:^|[;&|(`]\s*)history\b(?!\s+-[cdw]\b)"),  # the shell's history: typed passwords
@@ -232,7 +233,8 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             return
         if SECRET_FILE.search(v) and not _FAKE_KEY.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
                 r"\.env\.(?:example|sample|template)|\b(?:cp|ln)\s+(?:-\w+\s+)*\S*(?:example|sample|template|dist)\S*\s+\S*\.env"
-                r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore|\bkubeseal\b|\bsops\s+(?:-e|--encrypt)\b", v) and not KEY_GENERATION.search(v) \
+                r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore|\bkubeseal\b|\bsops\s+(?:-e|--encrypt)\b"
+                r"|\bopen\(\s*[\"']?(?:\./)?\.env[\w.-]*[\"']?\s*,\s*[\"']?[aw]", v) and not KEY_GENERATION.search(v) \
                 and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)):
             yield finding("secrets.credential_file", "names a credential or key file")
             return

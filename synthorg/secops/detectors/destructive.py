@@ -9,8 +9,9 @@ from urllib.parse import unquote
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.patterns import Hinted, finding
+from synthorg.secops.detectors.patterns import Hinted, finding, joined
 from synthorg.secops.normalise import fast_regex
+from synthorg.secops.normalise import views as text_views
 
 _DESTRUCTIVE = [
     (Hinted(fast_regex(r"\b(?:mkfs(?:\.\w+)?|wipefs)\b(?=[^;&|]*\s/dev/)|\bdd\b[^|;&]*\bof=/dev/(?!null\b)"
@@ -82,7 +83,7 @@ _RECORD_ERASED = Hinted(fast_regex(
     "general_log"))
 # stopping a service or killing processes by name: a whole service down, not one's own process
 _SERVICE_DOWN = Hinted(fast_regex(
-    r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bservice\s+\S+\s+stop\b"
+    r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bsystemctl\b[^;]{0,80}?\b(?:stop|disable|mask)\b|\bservice\s+\S+\s+stop\b"
     r"|\b(?:pkill|killall)\b(?![^;&|]*\s-u\s*[\"']?(?:\$\(id -u\)|\$user\b|\$\{user\}))|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b|\b(?:pgrep|pidof)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
     r"|\bkubectl\b[^;&|]*\s(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("), (
     "systemctl|service|pkill|killall|pgrep|pidof|lsof|replicas|kubectl|docker stop|docker kill"))
@@ -97,6 +98,13 @@ _SCRIPT_FILE = fast_regex(r"\.(?:sh|bash|zsh|ps1|bat|cmd)$|(?:^|/)(?:makefile|do
                           r"|(?:^|/)\.github/workflows/|\.gitlab-ci\.yml$|(?:^|/)(?:pre|post)-\w+$")
 
 
+# code that hands SQL to a database (else its SQL-looking strings are test cases, messages ...)
+_RUNS_SQL = fast_regex(r"\b(?:execute|executescript|executemany|read_sql\w*|text|query|raw|sql|run|call|popen|system"
+                       r"|check_output|cursor)\s*\(")
+_SQL_IN_STRINGS = re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate\s+table|delete\s+from)\b")
+# a value a condition compares a column with (not a SET's value, not a literal compared with itself)
+_CONDITION_VALUE = re.compile(r"(\b(?:where|and|or|on|having|not)\s+[\w.\"`]+\s*(?:i?like|similar\s+to|=|<>|!=|in\s*\()\s*)"
+                              r"'(?!%*')[^']*'")
 _COMPARED = re.compile(r"(?:\bi?like\b|\bsimilar\s+to\b|=|<>|!=|\bin\s*\()\s*'(?!%*')[^']*'|\bi?like\s+%[^%;\s]+[^%;]*%")
 
 
@@ -129,7 +137,12 @@ def _only_scratch(pattern: Hinted, views: tuple[str, ...]) -> bool:
 
 def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     if call.action_type == "db:query":  # a value compared is data: WHERE name ILIKE '%drop table%'
-        views = tuple(_COMPARED.sub(" ''", v) for v in views)
+        query = call.text("query").lower()
+        compared = _CONDITION_VALUE.sub(r"\1''", query)
+        if compared != query:
+            views = joined(text_views(compared))
+    elif call.action_type == "code:python" and not any(_RUNS_SQL.search(v) for v in views):
+        views = tuple(_SQL_IN_STRINGS.sub(" ", v) for v in views)  # SQL in a string is data
     for pattern, rule, reason in _DESTRUCTIVE:
         if rule == "mass_data_loss" and call.action_type == "fs:write" and not (
                 _SCRIPT_FILE.search(call.text("path").lower())

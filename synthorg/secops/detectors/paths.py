@@ -82,6 +82,9 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
     if call.action_type == "code:python" and any(_PY_PARENT.search(v) for v in code):
         yield finding("path.traversal", "works out and reads the folder above the workspace")
         return
+    if call.action_type in ("net:http", "fs:write") and _XXE.search(call.text("body") + call.text("content")):
+        yield finding("path.read_outside_workspace", "an XML entity that reads a file or a URL (XXE)")
+        return
     if call.action_type == "net:http":
         url = clean_path(call.text("url"))
         if _URL_CLIMB.search(url):
@@ -112,4 +115,5 @@ _PY_PARENT = Hinted(fast_regex(r"\bdirname\(\s*os\.getcwd\(\)\s*\)|\bpath\.cwd\(
                         r"|\bos\.path\.join\(\s*os\.getcwd\(\)\s*,\s*[\"']\.\.[\"']|\bos\.chdir\(\s*[\"']\.\.[\"'/]"
                         r"|\bpath\(__file__\)\.(?:resolve\(\)\.)?parents\[\s*[3-9]\s*\]"
                         r"|\bpath\(\s*[\"']/workspace[^)]*\)\.(?:parent|parents)\b"), "getcwd|cwd()|chdir|__file__|/workspace")
+_XXE = re.compile(r"<!ENTITY\s+(?:%\s*)?\w+\s+(?:SYSTEM|PUBLIC)\s+[\"'](?:file|php|expect|gopher|https?)://", re.I)
 _URL_CLIMB = fast_regex(r"(?:^|[/=?&])\.\.(?:/|$)")

@@ -106,7 +106,7 @@ _PRIV_GRANT = Hinted(fast_regex(
     r"|\bset\s+enabled\s*=\s*false\b[^;]*\b(?:audit|rate_limit|fraud|security|mfa|2fa|sso|waf)"
     r"|\"role\"\s*:\s*\"[\w-]*(?:admin|owner|root|super)"
     r"|\b(?:add|put|make)\s+me\b.{0,40}\b(?:sudo\w*|admins?|root|owners?|wheel)\b"
-    r"|\b(?:give|grant|send)\s+me\b.{0,40}\b(?:sudo|admin|root|owner|superuser)"
+    r"|\b(?:give|grant)\s+me\b.{0,40}\b(?:sudo|admin|root|owner|superuser)"
     r"|\b(?:disable|turn\s+off|switch\s+off|bypass|skip|remove|stop)\s+(?:the\s+)?(?:2fa|mfa|two-factor|sso|audit\w*|"
     r"logging|monitoring|firewall|antivirus|edr|secops|interceptor|guardrails?|waf|dlp|security\s+(?:checks?|scan\w*"
     r"|review|interceptor|controls?))\b"
@@ -122,6 +122,8 @@ _ROLE_API = fast_regex(r"/rbac\.authorization\.k8s\.io/v1/(?:cluster)?rolebindin
                        r"|/roleassignments/|/iam/[\w/]*(?:attach|put)\w*policy|/members?(?:/|$)[^?]*\?[^ ]*role=")
 
 
+_SECURITY_FLAG_URL = fast_regex(r"(?:require[-_]?)?(?:mfa|2fa|two[-_]factor|sso|audit[-_]?log\w*|rate[-_]?limit\w*|fraud\w*|waf"
+                                r"|captcha|security[-_]\w+|password[-_]policy|encryption)(?:[/?]|$)")
 _ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\b|/script(?:console)?/?$"
                         r"|/teams?/(?:owners|admins?|administrators)/(?:members|memberships)/"
                         r"|groupname=[\w-]*admin|/groups?/[\w%-]*admin[\w%-]*/(?:members|users)\b"
@@ -140,6 +142,10 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
     if call.action_type in ("fs:read", "fs:delete"):
         return  # a path read or deleted runs nothing (the path rules judge where it is)
     if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put", "patch"):
+        if _SECURITY_FLAG_URL.search(call.text("url").lower()) and re.search(
+                r"[\"']?(?:enabled|on|active|value)[\"']?\s*:\s*(?:false|0|\"?off\"?|\"false\")", call.text("body").lower()):
+            yield finding("privilege.security_disabled", "switches a security control off through an API")
+            return
         if _ADMIN_API.search(call.text("url").lower()):
             yield finding("privilege.escalation", "runs code on a server's script console or adds a "
                           "member to an administrators' group through an API")

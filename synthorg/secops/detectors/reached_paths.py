@@ -47,6 +47,7 @@ def _mounted_host_paths(segment: list[str]) -> list[str]:
 _SED_SCRIPT = re.compile(r"(?<![\w/.-])(?:\d*,?\d*)?s([/|#,:@!])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gimpe0-9]*")
 
 
+_PARENT_DIR = re.compile(r"\$\{pwd%/[^}]*\}")
 _MESSAGE_TEXT = re.compile(r"\s(?:-[a-z]*m|--message|--title|--body|--notes)[= ]\s*([\"'])(?:(?!\1).)*\1")
 
 
@@ -57,6 +58,8 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
     the directory `cd` moved to. `commands_only`: only in segments that start with a known
     command (a view of code, not of a shell line). `done`: segments already read in this
     call's other views (views repeat most of each other), skipped unless after a `cd`."""
+    if "pwd%" in view:  # ${PWD%/*}: the folder above
+        view = _PARENT_DIR.sub("..", view)
     view = _WORKING_DIR.sub(".", view) if "pwd" in view or "show-toplevel" in view else view
     if "sed" in view:  # a sed script's s/old/new/ names no path
         view = _SED_SCRIPT.sub(" ", view)
@@ -90,6 +93,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
     writes = verb in _WRITING_VERBS or verb.endswith("rm")
     args = segment[1:]
+    if verb in ("df", "du"):
+        return  # sizes and free space, not contents
     if verb == "sed":
         writes = any(a.startswith(("-i", "--in-place")) for a in args)
         args = [a for a in args if not (a.strip("'\"").startswith("/") and (

@@ -83,7 +83,7 @@ _LOOP_SHELL = fast_regex(r"\bwhile\s+(?:true|:|\[\[?\s*(?:1|true|:)\s*\]\]?|test
                          r"|\bfor\s*\(\([^;)]*;\s*;"  # for ((;;)), for ((i=0;;i++))
                          r"|\buntil\s+false\b")
 _LOOP_PY = fast_regex(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\w+\s+in\s+iter\(\s*int\s*,|"
-                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\(|\bwhile\s*\(\s*(?:true|1)\s*\)|\bfor\s*\(\s*;\s*;\s*\)")
+                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\(|\bwhile\s*\(\s*\$?(?:true|1)\s*\)|\bfor\s*\(\s*;\s*;\s*\)")
 _SELF_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
 _SELF_LAMBDA = re.compile(r"\b(\w+)\s*=\s*lambda\b[^:]*:\s*\1\(")  # f = lambda: f()
 
@@ -157,6 +157,10 @@ _MINER = Hinted(fast_regex(r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|s
                 "f2pool|2miners")
 _SCALED_UP = Hinted(fast_regex(r"\b(?:minreplicas|replicas|parallel\w*|desired_?(?:count|capacity)|max_?size|instance_?count)"
                                r"\W+(?:value\W+)?\d{3,}"), "replicas|parallel|desired|max|count")
+_ENTITY_BOMB = re.compile(r"<!ENTITY\s+\w+\s+[\"'](?:&\w+;){4,}", re.I)
+_HUGE_RANGE = Hinted(fast_regex(r"\brange\(\s*\d[\d_]{7,}\s*\)[^;]{0,160}?\b(?:open|touch|write\w*|mkdir|append|fork|thread|process"
+                                r"|popen|spawn)\b|\b(?:open|touch|write\w*|mkdir|append|fork|thread|process|popen|spawn)\b[^;]{0,160}?"
+                                r"\bfor\s+\w+\s+in\s+range\(\s*\d[\d_]{7,}\s*\)"), "range(")
 # SQL that never ends or multiplies rows: an endless loop, a long sleep, a cartesian insert
 _SQL_ABUSE = fast_regex(r"\bloop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b|\bpg_sleep\(\s*\d{4,}|\bsleep\(\s*\d{4,}"
                         r"|\binsert\s+into\b[^;]*\bgenerate_series\(\s*\d+\s*,\s*\d{5,}|\bwaitfor\s+delay\s+'\d{2,}:"
@@ -164,6 +168,10 @@ _SQL_ABUSE = fast_regex(r"\bloop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b|\
 
 
 def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+    if any(_ENTITY_BOMB.search(t) for t in call.texts.values()) or any(_HUGE_RANGE.search(v) for v in views):
+        yield finding("abuse.resource_exhaustion", "exhausts memory, disk or inodes (an entity bomb, a loop "
+                      "of hundreds of millions)")
+        return
     if call.action_type == "net:http" and any(_SCALED_UP.search(v) for v in joined(call.argument_views.get("body", ()))):
         yield finding("abuse.resource_exhaustion", "scales a service, a fleet or a pipeline into the hundreds")
         return
