@@ -80,6 +80,7 @@ def _hands_over(view: str) -> bool:
 _BUSINESS_TOPIC = fast_regex(
     r"\b(?:salar(?:y|ies)|compensation|pay\s+bands?|bonus(?:es)?|equity\s+grants?|offers?\s+pending|arr|mrr"
     r"|revenue|gross\s+margin|ebitda|burn\s+rate|runway|valuation|cap\s+table|board\s+(?:deck|numbers|meeting)"
+    r"|price\s+list|unreleased|pricing|launch\s+date"
     r"|price\s+(?:rise|increase|change)s?|pricing\s+(?:plan|strategy|change)|forecast|roadmap|acquisition"
     r"|layoffs?|reorg|headcount\s+plan|net\s+retention|churn\s+rate|pipeline\s+value)\b")
 _FIGURE = fast_regex(r"[$€£]\s?\d|\b\d+(?:\.\d+)?\s?(?:%|k\b|m\b|million\b|bn\b)")

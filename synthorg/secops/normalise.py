@@ -399,9 +399,12 @@ def substitute_vars(text: str) -> str:
 
     def value_of(m: re.Match[str]) -> str:
         name = m.group(1) or m.group(2)
-        if name in values:
-            return values[name]
-        return KNOWN_VARS.get(name.lower(), "")
+        value = values[name] if name in values else KNOWN_VARS.get(name.lower(), "")
+        cut = _SUBSTRING.match(m.group(0))  # ${HOME:0:1} is "/"
+        if cut:
+            start = int(cut.group(1))
+            return value[start:start + int(cut.group(2))] if cut.group(2) else value[start:]
+        return value
     for _ in range(3):  # variables made of variables
         text, n = _VAR.subn(value_of, text)
         if not n:
@@ -550,6 +553,7 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
 
 _REV = re.compile(r"\brev\b")
 _DECODED_TO_SHELL = re.compile(r"(?:base64\s+(?:-\w*d\w*|--decode)|xxd\s+-r|\bbase32\s+-d)[\s\S]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b")
+_SUBSTRING = re.compile(r"\$\{\w+:(\d+)(?::(\d+))?\}")
 _ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _QUOTED = re.compile(r"([\"'])((?:(?!\1)[^\\\n])*)\1")
 

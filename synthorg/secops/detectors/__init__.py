@@ -33,7 +33,10 @@ from synthorg.secops.normalise import fast_regex
 __all__ = ["findings"]
 
 # a message that asks its reader to run something
-_ASKS_TO_RUN = fast_regex(r"\b(?:run|execute|paste|type|exec|launch|start)\b")
+_ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|have)\s+to|you\s+must|go\s+ahead\s+and)\s+"
+                          r"(?:\w+\s+){0,3}?(?:run|execute|paste|type|launch|start)\b|\b(?:run|execute|paste)\s+(?:this|these"
+                          r"|the\s+following|it|that)\b|\b(?:run|execute)\b[^.\n]{0,60}:\s"
+                          r"|\b(?:just|simply|says|said|wants\s+you\s+to)\s+(?:\w+\s+){0,2}?(?:run|execute)\b|\b(?:run|execute)\s+[`'\"]")
 _COMMAND_LIKE = fast_regex(r"[|;&`$>]|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
                            r"|terraform|git|psql|mysql|docker|python3?|bash|sh|nc|scp|ssh)\b")
 

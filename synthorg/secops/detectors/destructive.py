@@ -47,7 +47,7 @@ _DESTRUCTIVE = [
                 r"|\bdelete\s+from\s+([\w\"`.]+)\s+where\s+\w+\s+in\s*\(\s*select\s+\w+\s+from\s+\2\s*\)"
                 r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend"),
      "mass_data_loss", "drops or empties a table or database"),
-    (Hinted(fast_regex(r"\bterraform (?:destroy|apply -destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
+    (Hinted(fast_regex(r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:destroy|apply\b[^;&|]*\s-destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
                 r"|\bterraform\b[^;&|]*\bapply\b[^;&|]*-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
                 r"|\baws s3 (?:rm|rb)\b(?![^;&|]*s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]*--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
                 r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune|volume prune|rm -f \$\(docker ps)"
@@ -239,7 +239,8 @@ _RECORDS_REWRITTEN = Hinted(fast_regex(
 # an UPDATE that sets money to a constant for every row a loose WHERE finds (not one row's id)
 _MONEY_ZEROED = fast_regex(r"\bupdate\s+[\w\"`.]+\s+set\s+[^;]*?\b\w*(?:amount|balance|price|total|credit|salary|fee|cents)"
                            r"\w*\s*=\s*(?:0|null|-?\d+(?:\.\d+)?)\b(?![^;]*\bwhere\b[^;]*\bid\s*(?:=|in\b))")
-_GIT_OBJECTS_GONE = Hinted(fast_regex(r"\.git\b.{0,200}?\b(?:unlink|rmtree|remove|write_text|write_bytes)\("), ".git")
+_GIT_OBJECTS_GONE = Hinted(fast_regex(r"(?:\.git/(?:objects|refs|head|index)\b|/\s*[\"'](?:objects|head|refs)[\"'])"
+                                      r".{0,200}?\b(?:unlink|rmtree|remove|write_text|write_bytes)\("), ".git|objects|head|refs")
 # a cloud's resources, keys and secrets deleted, disabled or set to expire now
 _CLOUD_GONE = Hinted(fast_regex(
     r"\baws\s+[\w-]+\s+(?:delete|terminate|remove|deregister|purge|batch-delete|disable|schedule-key-deletion)[\w-]*"
@@ -252,6 +253,7 @@ _CLOUD_GONE = Hinted(fast_regex(
     "aws |gcloud|az |vault|terraform state|docker|lifecycle|debug|.delete_|delete-|remove-")
 _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandbox)\b[^;&|]*\s\S*-(?:dev|test|sandbox|tmp|\w+-\d+)\b"
                          r"|\bkind delete cluster\b|\bminikube delete\b|--project[= ]\S*(?:dev|test|sandbox)\S*"
+                         r"|-chdir[= ]\S*/(?:dev|test|sandbox|local)\b"
                          r"|endpoint[_-]url[= ]https?://(?:localhost|127\.0\.0\.1)|\bdelete\s+(?:namespace|ns)\s+\S*(?:sandbox|dev|test"
                          r"|tmp|preview|pr-?\d+)\S*|-n\s+\S*(?:preview|sandbox|pr-?\d+)\S*")
 _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator/shutdown\b|/(?:api/)?shutdown(?:$|[/?])"

@@ -32,7 +32,8 @@ _INJECTION_MARK = fast_regex(
     r"|\b(?:the\s+)?(?:ai|assistant|agent|bot|llm|model)s?\s+(?:shall|will\s+now|has\s+to|is\s+to|opens|runs|sends|deletes|emails"
     r"|forwards|posts|uploads|grants|disables|adds)\b|\b(?:ai|llm|bot|agent)\s+reviewers?\s*:|\breviewer\s+bots?\s*:"
     r"|\btodo\s*\(\s*(?:ai|agent|bot|llm|assistant|copilot)\s*\)|\(\s*(?:agente|agent|ki|ia|ai|assistant|assistente)\s*:"
-    r"|\bagents?\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing)\s+this\b", re.M)
+    r"|\bagents?\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing)\s+this\b"
+    r"|@(?:ai|ai-agent|agent|bot|assistant|copilot|claude|gpt)\b", re.M)
 # text from an untrusted source, quoted in the task: what it asks for is the source's wish, not
 # the task-giver's (a reporter's steps, an outside account's issue, a page's or a form's words)
 _SOURCE_MARK = fast_regex(
@@ -101,7 +102,7 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
         return
     rare = {w for w in _WORD.findall(after) if w not in _COMMON} - set(_WORD.findall(
         task[:mark.start()]))
-    shared = len([w for w in rare if w in joined])
+    shared = len([w for w in rare if w in joined]) + _same_kind(call, after)
     if shared >= 2 or (
             shared  # a word of the order carried out (a call doing the real task shares none)
             and injected_marker(task)  # (not "before you start, run the tests")
@@ -125,6 +126,18 @@ def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: r
     if hits or len([w for w in rare if w in joined]) >= 2:
         yield finding("injection.untrusted_instruction", "does what text from an untrusted source "
                       "quoted in the task asks", block=False, tier=RiskTier.high)
+
+
+_ORDER_KINDS = (
+    (re.compile(r"\b(?:delete|remove|wipe|erase|drop|truncate|purge|rm)\b"), ("fs:delete", "db:query")),
+    (re.compile(r"\b(?:e-?mail|send|forward|post|upload|share|message)\b"), ("comms:email", "comms:message", "net:http")),
+    (re.compile(r"\b(?:make\s+\S+\s+public|set\s+\S+\s+(?:to\s+)?public|publish)\b"), ("code:shell", "net:http")),
+)
+
+
+def _same_kind(call: ToolCall, order: str) -> int:
+    """1 when the call is of the kind the injected order asks for (a delete for "delete ...")."""
+    return int(any(p.search(order) and call.action_type in kinds for p, kinds in _ORDER_KINDS))
 
 
 _LOOKING = frozenset({"fs:read", "db:read", "net:read", "vcs:read", "infra:read"})

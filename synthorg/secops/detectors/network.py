@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS
+from synthorg.secops.detectors.call_views import _PROSE, MESSAGE_ACTIONS
 from synthorg.secops.detectors.credentials import SECRET_FILE, SECRET_VALUE, SECRET_VAR, env_dumped
 from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
 from synthorg.secops.detectors.sensitive_data import DUMP_CONTENT, personal_data
@@ -18,7 +18,7 @@ from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import hosts_in, is_internal
 
 _NET_SEND = Hinted(fast_regex(
-    r"\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-[a-z]*f\s+[\"']?[\w.:-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
+    r"\|\s*xargs\b[^;&]*\bcurl\b|\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-[a-z]*f\s+[\"']?[\w.:-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
     r"|\s@\S|\s-h\s*\S*authorization)|\bwget\b[^;&|]*--(?:post-data|post-file|body-file|body-data|method[= ](?:post|put))"
     r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
     r"|\bftp\b\s|\b(?:mail|mailx|sendmail|mutt)\b[^;&|]*@|\bssh\b[^;&|]*@"
@@ -46,6 +46,7 @@ _EXPOSE = Hinted(fast_regex(
     r"|\bmodify-(?:db-)?snapshot-attribute\b[^;&|]*(?:--operation-type\s+add|--values-to-add)|\bmodify-image-attribute\b[^;&|]*launch"
     r"|\bput-bucket-policy\b[^;&|]*principal\W+\*|\bput-public-access-block\b[^;&|]*=false|\bdelete-public-access-block\b"
     r"|\bset-permission\b[^;&|]*--public-access\s+(?:blob|container)|\bpublic-access\s+(?:blob|container)\b"
+    r"|\bgh\s+repo\s+edit\b[^;&|]*--visibility[= ]public|\bgh\s+api\b[^;&|]*\bprivate=false\b|[\"']?visibility[\"']?\s*:\s*[\"']public"
     r"|\bmake_public\(\)|\bacl\s*=\s*[\"']public-read|[?&]x-amz-acl=public|\bperm_type\s*=\s*[\"']anyone"
     r"|\.share\([^)]*\banyone\b"
     # the firewall opened to everyone
@@ -54,7 +55,7 @@ _EXPOSE = Hinted(fast_regex(
     r"|\biptables\b[^;&|]*-j\s+accept\b[^;&|]*0\.0\.0\.0/0|\biptables -p input accept\b"), (
     "ngrok|cloudflared|lt --port|localtunnel|ssh|bore local|acl|allusers|http.server|rclone|gh repo|gh gist|"
     "security-group|firewall-rules|nsg rule|ufw|iptables|snapshot-attribute|image-attribute|bucket-policy|"
-    "public-access|make_public|public-read|x-amz-acl|anyone"))
+    "public-access|make_public|public-read|x-amz-acl|anyone|visibility|private=false"))
 _FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\bexec\(\s*(?:requests\.get|urlopen)|\beval\(\s*(?:requests\.get|urlopen)"
@@ -123,6 +124,9 @@ _SED_SWAP = re.compile(r"\bsed\b[^;&|]*?\bs([#|@,!%])(?:(?!\1).)*\1((?:https?|ws
 _BUCKET_WRITE = fast_regex(r"\b(?:to_csv|to_parquet|to_json|to_pickle|upload\w*|put_object|copy|cp|sync|mv|write\w*|save\w*)\b"
                            r"[^;\n]*?\b(?:s3|gs|gcs|az|abfss?|wasbs?)://([\w.-]+)")
 _BUCKET_HINT = Hinted(fast_regex(r"\b(?:s3|gs|gcs|az|abfss?|wasbs?)://"), "s3://|gs://|gcs://|az://|abfs|wasb")
+_CHAT_SINK = Hinted(fast_regex(r"\bapi\.telegram\.org/bot|\bdiscord(?:app)?\.com/api/webhooks/|\bhooks\.slack\.com/services/"
+                               r"|\boutlook\.office\.com/webhook/|\bapi\.pushover\.net/|\bntfy\.sh/"),
+                    "telegram|discord|hooks.slack|outlook.office|pushover|ntfy")
 _PASTEBIN = fast_regex(r"--pastebin\b|\bpastebin(?:it)?\b|\b(?:ix\.io|sprunge\.us|termbin\.com|paste\.ee|0x0\.st"
                        r"|transfer\.sh|file\.io|bpaste\.net|hastebin\.\w+|dpaste\.\w+|ghostbin\.\w+|paste\.rs|pastes\.io)\b")
 _PERSONAL_MAIL = ("gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "yahoo.com",
@@ -212,8 +216,9 @@ def _foreign_source(views: tuple[str, ...], internal: Iterable[str]) -> str | No
 
 def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]
                      ) -> Iterator[Finding]:
-    if call.action_type in MESSAGE_ACTIONS:
-        pass  # (prose: detectors.relayed_command_findings reads what it asks to be run)
+    if call.action_type in MESSAGE_ACTIONS or (call.action_type == "fs:write"
+                                               and _PROSE.search(call.text("path"))):
+        pass  # (prose: detectors.relayed_command_findings reads what a message asks to be run)
     elif any(_FETCH_EXEC.search(v) for v in views) or any(
             "curl" in v or "wget" in v for v in views) and any(
             _fetched_then_run(v) for v in views):
@@ -239,7 +244,9 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield finding("supply_chain.foreign_source", f"installs or fetches code from {source}",
                       block=False, tier=RiskTier.high)
         return
-    if call.action_type not in MESSAGE_ACTIONS and any(_EXPOSE.search(v) for v in views):
+    if call.action_type not in MESSAGE_ACTIONS and not (
+            call.action_type == "fs:write" and _PROSE.search(call.text("path"))) and any(
+            _EXPOSE.search(v) for v in views):
         yield finding("exfiltration.exposed", "opens the workspace or a service to the internet, or "
                       "makes data public")
         return
@@ -248,8 +255,8 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield finding("exfiltration.redirected", f"points the company's hooks, callbacks or proxy at "
                       f"{redirected}", block=False, tier=RiskTier.high)
         return
-    pushed = next((m.group(1) for v in views for m in _IMAGE_PUSH.finditer(v)
-                   if "docker" in v or "podman" in v), None)
+    pushed = next((m.group(1) for v in views if " push " in v or " copy " in v
+                   for m in _IMAGE_PUSH.finditer(v)), None)
     if pushed is not None and not pushed.startswith("$") and not _company_image(pushed, internal):
         yield finding("exfiltration.image_pushed", f"pushes an image to a registry outside the company: {pushed}")
         return
@@ -273,6 +280,9 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if bucket is not None:
         yield finding("exfiltration.foreign_bucket", f"writes company data to {bucket}, a bucket "
                       "outside the company")
+        return
+    if call.action_type not in MESSAGE_ACTIONS and any(_CHAT_SINK.search(v) for v in views):
+        yield finding("exfiltration.chat_bot", "sends to a chat bot or webhook outside the company")
         return
     if any(_PASTEBIN.search(v) for v in views):
         yield finding("exfiltration.paste_site", "sends output to a public paste site")
