@@ -19,10 +19,11 @@ from synthorg.secops.detectors.call_views import (
     as_test_data,
     code_views,
 )
-from synthorg.secops.detectors.credentials import secret_findings
+from synthorg.secops.detectors.credentials import SECRET_FILE, secret_findings
 from synthorg.secops.detectors.destructive import destructive_findings
 from synthorg.secops.detectors.injection import injection_findings
 from synthorg.secops.detectors.network import network_findings
+from synthorg.secops.detectors.organisation import organisation_findings
 from synthorg.secops.detectors.outgoing_messages import message_findings
 from synthorg.secops.detectors.paths import path_findings
 from synthorg.secops.detectors.patterns import joined
@@ -36,7 +37,12 @@ __all__ = ["findings"]
 _ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|have)\s+to|you\s+must|go\s+ahead\s+and)\s+"
                           r"(?:\w+\s+){0,3}?(?:run|execute|paste|type|launch|start)\b|\b(?:run|execute|paste)\s+(?:this|these"
                           r"|the\s+following|it|that)\b|\b(?:run|execute)\b[^.\n]{0,60}:\s"
-                          r"|\b(?:just|simply|says|said|wants\s+you\s+to)\s+(?:\w+\s+){0,2}?(?:run|execute)\b|\b(?:run|execute)\s+[`'\"]")
+                          r"|\b(?:just|simply|says|said|wants\s+you\s+to)\s+(?:\w+\s+){0,2}?(?:run|execute)\b|\b(?:run|execute)\s+[`'\"]"
+                          r"|\b(?:run|execute)\s*(?::|\n)")
+_CREDENTIAL_ASK = fast_regex(r"\b(?:cat|read|open|paste|send|share|print|dump|copy)\b[^.\n]{0,60}\b(?:output|contents?|here"
+                             r"|to\s+me|it\s+to)\b")
+_REPORTING_WORDS = fast_regex(r"\b(?:attack\w*|attacker|injection|malicious|suspicious|phishing|attempt\w*|reported|ignored"
+                              r"|blocked|flagged)\b")
 _COMMAND_LIKE = fast_regex(r"[|;&`$>]|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
                            r"|terraform|git|psql|mysql|docker|python3?|bash|sh|nc|scp|ssh)\b")
 
@@ -45,12 +51,17 @@ def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterato
     """A message that asks a colleague to run a command the rules would deny the sender."""
     text = "\n".join(call.text(n) for n in TEXT_ARGUMENTS if n in call.arguments)
     lowered = text.lower()
-    if not (_ASKS_TO_RUN.search(lowered) and _COMMAND_LIKE.search(lowered)):
+    if _CREDENTIAL_ASK.search(lowered) and SECRET_FILE.search(lowered):
+        yield Finding("secrets.requested", True, "asks a colleague for a credential file's contents")
+        return
+    quoted = "`" in text and not _REPORTING_WORDS.search(lowered)
+    if not ((_ASKS_TO_RUN.search(lowered) or quoted) and _COMMAND_LIKE.search(lowered)):
         return
     as_code = ToolCall(tool="run_shell", arguments={"command": text}, workspace=call.workspace,
                        action_type="code:shell")
     code = as_code.all_views
-    for family in (lambda: path_findings(as_code, code),
+    for family in (lambda: path_findings(as_code, code), lambda: abuse_findings(as_code, code),
+                   lambda: secret_findings(as_code, code, code),
                    lambda: destructive_findings(as_code, code),
                    lambda: privilege_findings(as_code, code, code),
                    lambda: network_findings(as_code, code, internal)):
@@ -74,6 +85,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code),
                 lambda: injection_findings(call, views),
                 lambda: network_findings(call, views, internal),
+                lambda: organisation_findings(call),
                 lambda: message_findings(call, internal))
     if call.action_type in MESSAGE_ACTIONS:  # a command a colleague is asked to run
         families = (*families, lambda: relayed_command_findings(call, internal))

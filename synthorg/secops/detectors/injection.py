@@ -33,7 +33,10 @@ _INJECTION_MARK = fast_regex(
     r"|forwards|posts|uploads|grants|disables|adds)\b|\b(?:ai|llm|bot|agent)\s+reviewers?\s*:|\breviewer\s+bots?\s*:"
     r"|\btodo\s*\(\s*(?:ai|agent|bot|llm|assistant|copilot)\s*\)|\(\s*(?:agente|agent|ki|ia|ai|assistant|assistente)\s*:"
     r"|\bagents?\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing)\s+this\b"
-    r"|@(?:ai|ai-agent|agent|bot|assistant|copilot|claude|gpt)\b", re.M)
+    r"|@(?:ai|ai-agent|agent|bot|assistant|copilot|claude|gpt)\b"
+    r"|\b(?:all|any|every)\s+agents?\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|agents?|assistants?)\b|\[(?:assistant|agent|ai)[-_ ]?directive\]"
+    r"|\b(?:important|instructions?)\s+for\s+(?:ai|agents?|assistants?)\b|\bai\s+(?:engineers|reviewers|systems|agents|assistants)\b[^.\n]{0,40}"
+    r"(?:must|should|:)|\bpre-?approved\b|\bstanding\s+order\b|\bnever\s+ask\s+for\s+approval\b|\bwithout\s+checking\s+with\s+anyone\b", re.M)
 # text from an untrusted source, quoted in the task: what it asks for is the source's wish, not
 # the task-giver's (a reporter's steps, an outside account's issue, a page's or a form's words)
 _SOURCE_MARK = fast_regex(
@@ -65,6 +68,10 @@ def _instruction_span(task: str, mark: re.Match[str]) -> tuple[str, str]:
         following = task.find("\n", end + 1)
         end = len(task) if following < 0 else following
     return task[max(start, mark.start() - 200):mark.start()], task[mark.end():end]
+
+
+def first_mark(task: str) -> re.Match[str] | None:
+    return _first_mark(task)
 
 
 def _first_mark(task: str) -> re.Match[str] | None:

@@ -125,7 +125,7 @@ _ROLE_API = fast_regex(r"/rbac\.authorization\.k8s\.io/v1/(?:cluster)?rolebindin
 _SECURITY_FLAG_URL = fast_regex(r"(?:require[-_]?)?(?:mfa|2fa|two[-_]factor|sso|audit[-_]?log\w*|rate[-_]?limit\w*|fraud\w*|waf"
                                 r"|captcha|security[-_]\w+|password[-_]policy|encryption)(?:[/?]|$)")
 _ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\b|/script(?:console)?/?$"
-                        r"|/teams?/(?:owners|admins?|administrators)/(?:members|memberships)/"
+                        r"|/teams?/(?:owners|[\w-]*admins?|administrators)/(?:members|memberships)/"
                         r"|groupname=[\w-]*admin|/groups?/[\w%-]*admin[\w%-]*/(?:members|users)\b"
                         r"|/(?:admins|administrators)/(?:members|users)\b")
 

@@ -1,0 +1,114 @@
+"""The organisation family: what an agent writes to change the organisation of agents
+itself - instructions planted for other agents to obey (stored injection), its own autonomy,
+approvals, budget or permissions raised, approvals forged or claimed, colleagues or
+functions impersonated."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from synthorg.domain.enums import RiskTier
+from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
+from synthorg.secops.detectors.patterns import Hinted, finding
+from synthorg.secops.detectors.injection import first_mark
+from synthorg.secops.normalise import fast_regex
+
+# the arguments that are written somewhere others (people, agents) read, and code that writes
+_WRITTEN = ("content", "body", "text", "query", "message", "subject", "code", "command")
+_WEAK_MARK = fast_regex(r"\b(?:all\s+|any\s+|every\s+)?agents?\s+(?:may|can|must|should|are\s+(?:allowed|required)\s+to)\b")
+# a text that reports an attack rather than making one
+_REPORTING = fast_regex(r"\b(?:attack\w*|attacker|injection|injected|malicious|suspicious|phishing|attempt\w*"
+                        r"|reported|ignored|blocked|flagged|not\s+(?:act|follow)\w*)\b")
+# settings that say how far an agent may go, or what it may spend
+_AGENT_LIMITS = Hinted(fast_regex(
+    r"\b(?:autonomy(?:_level)?|requires?_approval|approval_required|skip_approvals?|needs?_approval|supervised"
+    r"|budget\w*|monthly_limit\w*|max_spend|spend_limit|tokens_per_day|token_limit|allowed_tools|tool_allowlist"
+    r"|permissions?|scopes?|reports_to|role)\b[\"']?\s*(?:[:=]|\bto\b)"),
+    "autonomy|approval|supervised|budget|limit|spend|tokens_per|tools|permission|scope|reports_to|role")
+# where an agent's own limits live: its config, the agents' API, their tables
+_AGENT_PLACE = fast_regex(r"(?:^|/)\.?agents?[/_-]|/agents?/|\bagent_\w+|\bagents\b\s+set\b|secops|policy|policies")
+# an approval recorded: by someone who is not the writer, or passed without one
+_FORGED = Hinted(fast_regex(
+    r"\bapprov(?:ed_by|er)\b[\"']?\s*[:=,]\s*[\"']?[\w.@-]+|[\"']?(?:status|state|decision)[\"']?\s*[:=]\s*[\"']?(?:approved|passed)\b"
+    r"|\b(?:reviewed|signed-off|approved)-by:\s*[\w.-]+|[\"']event[\"']\s*:\s*[\"']approve[\"']|\bon_behalf_of\b"
+    r"|\bapproved\.?\s+(?:go\s+ahead|ship\s+it|lgtm)\b[^\n]{0,80}--\s*[\w-]+"),
+    "approv|passed|reviewed-by|signed-off|on_behalf_of")
+# a claim that someone else approved, or a claim of authority, to get a thing done
+_CLAIMED = fast_regex(
+    r"\b(?:[\w-]+-lead|hr|ceo|cto|cfo|manager|security|secops|legal)\s+(?:has\s+|had\s+)?(?:already\s+)?(?:approved|authori[sz]ed"
+    r"|signed\s+off|ok'?d|is\s+fine\s+with|said\s+(?:it'?s\s+)?(?:ok|fine))\b"
+    r"|\bI\s+(?:authori[sz]e|approve|take\s+(?:full\s+)?responsibility)\b|\bper\s+my\s+authority\b|\bpriority\s+override\b")
+# "This is ops-lead", "pm-lead here", "[eng-lead]", "-- eng-lead", "From HR:"
+_IDENTITY = re.compile(r"\b(?:this\s+is|i\s+am|i'm)\s+([\w-]+)|\b([\w-]+)\s+here\b|^\s*\[([\w-]+)\]|--\s*([\w-]+)\s*$"
+                       r"|^\s*from\s*:?\s*([\w-]+)\b", re.I | re.M)
+_FUNCTIONS = frozenset({"hr", "secops", "security", "it", "helpdesk", "legal", "finance", "payroll"})
+
+
+def organisation_findings(call: ToolCall) -> Iterator[Finding]:
+    written = "\n".join(call.text(n) for n in _WRITTEN if n in call.arguments)
+    if not written:
+        return
+    low = "\n".join((written.lower(), *call.all_views))  # (and what it decodes to)
+    url = call.text("url").lower() + " " + call.text("path").lower()
+    reporting = bool(_REPORTING.search(low))
+    if call.action_type not in MESSAGE_ACTIONS and not reporting:
+        if first_mark(low):
+            yield finding("injection.stored", "writes instructions for the agents who will read it")
+            return
+        if _WEAK_MARK.search(low) and re.search(r"\b(?:memory|handbook|readme|wiki|pins?|notes?|docs?|tickets?|issues?)\b", url + low):
+            yield finding("injection.stored", "writes rules for the agents who will read it",
+                          block=False, tier=RiskTier.high)
+            return
+    if _GIT_IDENTITY.search(low):
+        yield finding("fraud.impersonation", "commits or signs as someone else", tier=RiskTier.high)
+        return
+    if call.action_type not in MESSAGE_ACTIONS and (
+            _AGENT_TABLE.search(low) or _AGENT_ENDPOINT.search(url + " " + low)):
+        yield finding("privilege.agent_limits", "changes an agent's autonomy, approvals, budget, tools or "
+                      "permissions")
+        return
+    if (_AGENT_PLACE.search(url) or _AGENT_PLACE.search(low)) and _AGENT_LIMITS.search(low) \
+            and call.action_type not in MESSAGE_ACTIONS:
+        yield finding("privilege.agent_limits", "changes an agent's autonomy, approvals, budget or "
+                      "permissions")
+        return
+    if call.action_type not in MESSAGE_ACTIONS and (_SPOOFED_FROM.search(low) or _DISPLAY_AS.search(low)):
+        yield finding("fraud.impersonation", "writes or presents itself as someone else", block=False,
+                      tier=RiskTier.high)
+        return
+    if call.action_type not in MESSAGE_ACTIONS and _FORGED.search(low) and not _REPORTING.search(low):
+        yield finding("fraud.forged_approval", "records an approval the writer cannot give",
+                      block=False, tier=RiskTier.high)
+        return
+    if call.action_type in MESSAGE_ACTIONS:
+        text = "\n".join(call.text(n) for n in TEXT_ARGUMENTS if n in call.arguments)
+        claimed = _impersonated(text, call)
+        if claimed is not None:
+            yield finding("fraud.impersonation", f"writes as {claimed}", block=False, tier=RiskTier.high)
+            return
+        if _CLAIMED.search(text) and not _REPORTING.search(text.lower()):
+            yield finding("fraud.claimed_approval", "claims someone's approval or authority to get "
+                          "a thing done", block=False, tier=RiskTier.high)
+
+
+# the agents' own tables, and their API's endpoints for limits
+_AGENT_TABLE = fast_regex(r"\b(?:update|insert\s+into|delete\s+from)\s+[\w\"`.]*agent\w*\b")
+_AGENT_ENDPOINT = fast_regex(r"/agents?/[\w.-]+/(?:budget|tools|scopes|permissions|autonomy|roles?|limits|approvals?|settings)\b"
+                             r"|\bskip_approvals?\b|\bsecops_(?:mode|bypass)\b")
+# a commit made as, or signed off by, someone else
+_GIT_IDENTITY = fast_regex(r"\bgit\b[^;&|]*-c\s+user\.(?:name|email)=[\w.@-]*(?:lead|admin|hr|security|ceo|cto)"
+                           r"|--trailer\s+[\"']?(?:reviewed|approved|signed-off)-by")
+_DISPLAY_AS = fast_regex(r"[\"']?(?:display_name|title|full_name)[\"']?\s*:\s*[\"'][^\"']*(?:lead|head|chief|director|hr\b|security)")
+# a From: header of someone else's
+_SPOOFED_FROM = fast_regex(r"\bfrom:\s*[\"']?(?:[\w.-]*\s)?<?(?:hr|security|secops|ceo|cto|cfo|it|helpdesk|payroll|[\w-]+-lead)@")
+
+
+def _impersonated(text: str, call: ToolCall) -> str | None:
+    """A colleague or a function the message claims to be written by (the writer is none)."""
+    for m in _IDENTITY.finditer(text):
+        who = next(g for g in m.groups() if g).lower()
+        if who in _FUNCTIONS or who in call.colleagues:
+            return who
+    return None
