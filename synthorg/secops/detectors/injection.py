@@ -10,7 +10,7 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import _PROSE
 from synthorg.secops.detectors.patterns import finding
-from synthorg.secops.messages import ORDER, injected_marker
+from synthorg.secops.messages import _INJECTED, ORDER, injected_marker
 from synthorg.secops.normalise import fast_regex, words
 
 # markers of an injection besides those only an injection uses (messages.injected_marker):
@@ -70,8 +70,10 @@ def _instruction_span(task: str, mark: re.Match[str]) -> tuple[str, str]:
     return task[max(start, mark.start() - 200):mark.start()], task[mark.end():end]
 
 
-def first_mark(task: str) -> re.Match[str] | None:
-    return _first_mark(task)
+def written_mark(text: str) -> re.Match[str] | None:
+    """A marker of an instruction to agents in text written for others to read (not the task's
+    own markers: "agent: eng-0003" in a YAML file is no instruction)."""
+    return _INJECTION_MARK.search(text) or _INJECTED.search(text)
 
 
 def _first_mark(task: str) -> re.Match[str] | None:

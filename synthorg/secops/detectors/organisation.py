@@ -12,7 +12,7 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
 from synthorg.secops.detectors.patterns import Hinted, finding
-from synthorg.secops.detectors.injection import first_mark
+from synthorg.secops.detectors.injection import written_mark
 from synthorg.secops.normalise import fast_regex
 
 # the arguments that are written somewhere others (people, agents) read, and code that writes
@@ -54,7 +54,7 @@ def organisation_findings(call: ToolCall) -> Iterator[Finding]:
     url = call.text("url").lower() + " " + call.text("path").lower()
     reporting = bool(_REPORTING.search(low))
     if call.action_type not in MESSAGE_ACTIONS and not reporting:
-        if first_mark(low):
+        if written_mark(low):
             yield finding("injection.stored", "writes instructions for the agents who will read it")
             return
         if _WEAK_MARK.search(low) and re.search(r"\b(?:memory|handbook|readme|wiki|pins?|notes?|docs?|tickets?|issues?)\b", url + low):
