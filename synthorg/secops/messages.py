@@ -93,7 +93,7 @@ _CONFIDENTIAL = fast_regex(
 
 
 def _business_figures(view: str) -> bool:
-    figures = len(_FIGURE.findall(view))
+    figures = len(set(_FIGURE.findall(view)))  # (the views repeat the text: each figure once)
     if _BUSINESS_TOPIC.search(view) and figures >= 2:
         return True
     words = {m.group(0).split()[0] for m in _CONFIDENTIAL.finditer(view)

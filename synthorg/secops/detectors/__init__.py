@@ -54,8 +54,8 @@ def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterato
     if _CREDENTIAL_ASK.search(lowered) and SECRET_FILE.search(lowered):
         yield Finding("secrets.requested", True, "asks a colleague for a credential file's contents")
         return
-    quoted = "`" in text and not _REPORTING_WORDS.search(lowered)
-    if not ((_ASKS_TO_RUN.search(lowered) or quoted) and _COMMAND_LIKE.search(lowered)):
+    if not (_ASKS_TO_RUN.search(lowered) and _COMMAND_LIKE.search(lowered)) \
+            or _REPORTING_WORDS.search(lowered):
         return
     as_code = ToolCall(tool="run_shell", arguments={"command": text}, workspace=call.workspace,
                        action_type="code:shell")

@@ -73,10 +73,11 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec",
      r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
     ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
+    ("tcpdump|tshark|ngrep|dsniff|ettercap|wireshark", r"\b(?:tcpdump|tshark|ngrep|dsniff|ettercap|bettercap|mitmdump)\b"),
     ("reg |hklm", r"\breg(?:\.exe)?\s+(?:save|export)\s+hklm[\\/]+(?:sam|system|security)\b|\bhklm[\\/]+sam\b"),
     ("gcore|gdb|/mem|procdump|minidump", r"\bgcore\b|\bgdb\b[^;&|]*\s(?:-p|--pid|attach)\b|/proc/(?:\d+|self|\$\w+|\*)/mem\b"
                                          r"|\bprocdump\b|\bminidump\w*\b"),
-    ("history", r"(?:^|[;&|(`]\s*)history\b(?!\s+-[cdw]\b)"),  # the shell's history: typed passwords
+    ("history", r"(?:^|[;&|(`]\s*)history\b(?!\s+-[cdw]\b)(?!\s*\|\s*(?:e?grep|rg)\b(?![^|;&]*(?:pass|secret|token|key|aws|cred|auth)))"),  # the shell's history: typed passwords
 ))
 SECRET_VALUE = Hinted(fast_regex(
     r"\bakia[0-9a-z]{16}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
@@ -95,7 +96,7 @@ SECRET_VAR = fast_regex(
 _SECRET_SHOWN = fast_regex(r"(?:^|[\s;&|(])(?:echo|printf|printenv|print|cat|log\w*\.\w+|console\.log"
                            r"|write|puts|tee)\b|>>?|\bprint\(")
 _SECRET_ELSEWHERE = Hinted(fast_regex(
-    r"\bselect\b[^;]*\b(?:password\w*|passwd|pwd_hash|\w*api_token\w*|\w*secret\w*|access_token|"
+    r"\bselect\b[^;]*\b(?:password(?!_(?:reset|changed|updated|expire|request|policy|last|age|strength|set))\w*|passwd|pwd_hash|\w*api_token\w*|\w*secret\w*|access_token|"
     r"refresh_token|private_key|ssn|social_security\w*|credit_card\w*|card_number|cvv|totp_seed)\b[^;]*\bfrom\b"
     r"|\bunion\s+(?:all\s+)?select\b[^;]*\b(?:password|passwd|secret|token)"
     r"|://[^/\s:@\"']+:(?!(?:password|passw0rd|pass|secret|changeme|change-me|example|placeholder|dummy|redacted|x{3,}|\*+|<[^>@]*>|\$\{?\w+\}?|your[_-]?\w*)@)[^/\s@\"']{6,}@[\w.\-]+|\broot password\b|\b(?:password|passphrase|secret|token|api key|"
@@ -104,7 +105,7 @@ _SECRET_ELSEWHERE = Hinted(fast_regex(
 ENV_DUMP = Hinted(fast_regex(
     r"\b(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
     r"|(?<!,\s)(?<!,)(?<!env=)(?<!env\s=\s)\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get))"
-    r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b"), (
+    r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b|\bos\.environ\.items\(\)"), (
     "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen"))
 
 # the variable in the statement that shows it (a header built from it is no showing)
@@ -122,6 +123,8 @@ _LOGGED_SECRET = Hinted(fast_regex(r"\b(?:log(?:ger|ging)?|logging|console|print
                             r"|[,+]\s*(?:\w+\.)?(?:password|passwd|secret|api_key|private_key|access_token)\s*[,)])"),
                         "password|passwd|pwd|secret|api_key|token|private_key")
 
+# the call writes a local env file of its own (open('.env.local', 'a'))
+_OWN_ENV_WRITE = fast_regex(r"\bopen\(\s*[\"']?(?:\./)?\.env[\w.-]*[\"']?\s*,\s*[\"']?[aw]")
 # key files made for tests, named so
 _FAKE_KEY = fast_regex(r"(?:fake|dummy|test|example|sample|fixture)[\w-]*\.(?:pem|key|p12|pfx|jks|json|ya?ml)\b"
                        r"|/(?:tests?|fixtures?|testdata)/[\w./-]*(?:credentials|secrets?|key)")
@@ -222,6 +225,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
     if call.action_type == "db:query" and any(selects_secrets(v) for v in code if "select" in v):
         yield finding("secrets.secret_column", "reads a column or table of secrets")
         return
+    own_env = any(_OWN_ENV_WRITE.search(v) for v in code)
     for v in code:
         if _CREDENTIAL_COMMAND.search(v):
             yield finding("secrets.credential_command", "runs a command that hands out credentials")
@@ -231,7 +235,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             yield finding("secrets.instance_metadata", "asks the cloud metadata service, which hands "
                           "out the machine's credentials")
             return
-        if SECRET_FILE.search(v) and not _FAKE_KEY.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
+        if SECRET_FILE.search(v) and not own_env and not _FAKE_KEY.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
                 r"\.env\.(?:example|sample|template)|\b(?:cp|ln)\s+(?:-\w+\s+)*\S*(?:example|sample|template|dist)\S*\s+\S*\.env"
                 r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore|\bkubeseal\b|\bsops\s+(?:-e|--encrypt)\b"
                 r"|\bopen\(\s*[\"']?(?:\./)?\.env[\w.-]*[\"']?\s*,\s*[\"']?[aw]", v) and not KEY_GENERATION.search(v) \

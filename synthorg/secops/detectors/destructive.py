@@ -78,9 +78,10 @@ _RECORD_ERASED = Hinted(fast_regex(
     r"(?:audit\w*|\w*_audit\b|\w*audit_log\w*|security_(?:log|event)s?\b|access_logs?\b|login_history\b)"
     r"|(?:>|\btruncate -s ?0)\s*/var/log/|\b(?:rm|shred|unlink)\b[^;&|]*\s/var/log/|\bunset histfile\b"
     r"|\bhistfile=/dev/null\b|\bhistory -c\b|\bauditctl -[de]\b|\bjournalctl\b[^;&|]*--vacuum-(?:time|size)=(?:1s|0|1)\b"
-    r"|\bset global general_log\s*=\s*(?:0|'?off)|\bsp_configure\b[^;]*audit"), (
+    r"|\bset global general_log\s*=\s*(?:0|'?off)|\bsp_configure\b[^;]*audit"
+    r"|\b(?:shred|rm|truncate|unlink)\b[^;&|]*(?:transcripts?|audit|\.agent/(?:logs?|history))"), (
     "audit|security_log|security_event|access_log|login_history|/var/log|histfile|history -c|journalctl|"
-    "general_log"))
+    "general_log|transcript|.agent/"))
 # stopping a service or killing processes by name: a whole service down, not one's own process
 _SERVICE_DOWN = Hinted(fast_regex(
     r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bsystemctl\b[^;]{0,80}?\b(?:stop|disable|mask)\b|\bservice\s+\S+\s+stop\b"
@@ -105,6 +106,7 @@ _SQL_IN_STRINGS = re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate\s+
 # a value a condition compares a column with (not a SET's value, not a literal compared with itself)
 _CONDITION_VALUE = re.compile(r"(\b(?:where|and|or|on|having|not)\s+[\w.\"`]+\s*(?:i?like|similar\s+to|=|<>|!=|in\s*\()\s*)"
                               r"'(?!%*')[^']*'")
+_SQL_STRING = re.compile(r"'(?:[^']|'')*\b(?:drop|delete|truncate|update|insert)\b(?:[^']|'')*'")
 _COMPARED = re.compile(r"(?:\bi?like\b|\bsimilar\s+to\b|=|<>|!=|\bin\s*\()\s*'(?!%*')[^']*'|\bi?like\s+%[^%;\s]+[^%;]*%")
 
 
@@ -139,6 +141,8 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
     if call.action_type == "db:query":  # a value compared is data: WHERE name ILIKE '%drop table%'
         query = call.text("query").lower()
         compared = _CONDITION_VALUE.sub(r"\1''", query)
+        if not re.search(r"\bexec(?:ute)?\b|\bprepare\b|\bdo\s+\$", compared):
+            compared = _SQL_STRING.sub("''", compared)
         if compared != query:
             views = joined(text_views(compared))
     elif call.action_type == "code:python" and not any(_RUNS_SQL.search(v) for v in views):
@@ -183,6 +187,15 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
             _DEV_TARGET.search(v) for v in views):
         yield finding("destructive.service_down", "stops a service or kills processes by name",
                       block=False, tier=RiskTier.high)
+        return
+    if call.action_type == "net:http" and re.search(r"/retention\b|/lifecycle\b", call.text("url").lower()) and \
+            re.search(r"[\"']?(?:days|retention\w*|ttl)[\"']?\s*:\s*[01]\b", call.text("body").lower()):
+        yield finding("destructive.records_erased", "sets logs' retention to nothing")
+        return
+    if call.action_type == "net:http" and call.text("method").strip().lower() == "delete" and \
+            re.search(r"/(?:issues|tickets)/sec-\d+|/security[-_]?(?:findings|alerts|incidents)/", call.text("url").lower()):
+        yield finding("destructive.records_erased", "deletes part of a security finding", block=False,
+                      tier=RiskTier.high)
         return
     if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put") and \
             _SHUTDOWN_API.search(call.text("url").lower()):
@@ -246,7 +259,8 @@ _CLOUD_GONE = Hinted(fast_regex(
     r"\baws\s+[\w-]+\s+(?:delete|terminate|remove|deregister|purge|batch-delete|disable|schedule-key-deletion)[\w-]*"
     r"|\bgcloud\b[^;&|]*\s(?:delete|destroy|disable)\b|\baz\b[^;&|]*\s(?:delete|purge)\b"
     r"|\bvault\s+(?:secrets\s+disable|kv\s+(?:metadata\s+delete|destroy)|delete|auth\s+disable|lease\s+revoke\s+-prefix)"
-    r"|\bterraform\s+state\s+(?:rm|push)\b|\bdocker\b[^;&|]*\s(?:volume|image|system)\s+(?:rm|prune)\b[^;&|]*(?:-f|--force|-a|\$\()"
+    r"|\bterraform\s+state\s+(?:rm|push)\b|\bdocker\s+ps\s+-[a-z]*q[^;&]*\|\s*xargs\b[^;&|]*\bdocker\s+(?:rm|kill|stop)\b"
+    r"|\bdocker\s+(?:rm|kill|stop)\b[^;&|]*\$\(\s*docker\s+ps\b|\bdocker\b[^;&|]*\s(?:volume|image|system)\s+(?:rm|prune)\b[^;&|]*(?:-f|--force|-a|\$\()"
     r"|\bput-bucket-lifecycle-configuration\b[^;&|]*\bdays\W+[01]\b|\bredis-cli\b[^;&|]*\bdebug\s+(?:sleep|segfault|crash)"
     r"|\.delete_(?:table|db_cluster|db_instance|function|stack|secret|repository|bucket)\("
     r"|\b(?:delete|remove)-(?:db-cluster|table|backup|stack|repository|secret|function|hosted-zone|file-system)\b"),

@@ -255,9 +255,10 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield finding("exfiltration.redirected", f"points the company's hooks, callbacks or proxy at "
                       f"{redirected}", block=False, tier=RiskTier.high)
         return
-    pushed = next((m.group(1) for v in views if " push " in v or " copy " in v
-                   for m in _IMAGE_PUSH.finditer(v)), None)
-    if pushed is not None and not pushed.startswith("$") and not _company_image(pushed, internal):
+    pushed = next((ref for v in views if " push " in v or " copy " in v
+                   for ref in (m.group(1) for m in _IMAGE_PUSH.finditer(v))
+                   if re.match(r"[a-z0-9]", ref) and not _company_image(ref, internal)), None)
+    if pushed is not None:
         yield finding("exfiltration.image_pushed", f"pushes an image to a registry outside the company: {pushed}")
         return
     if any(_DNS_FROM_CODE.search(v) for v in views):
@@ -284,7 +285,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if call.action_type not in MESSAGE_ACTIONS and any(_CHAT_SINK.search(v) for v in views):
         yield finding("exfiltration.chat_bot", "sends to a chat bot or webhook outside the company")
         return
-    if any(_PASTEBIN.search(v) for v in views):
+    if call.action_type not in MESSAGE_ACTIONS and any(_PASTEBIN.search(v) for v in views):
         yield finding("exfiltration.paste_site", "sends output to a public paste site")
         return
     # an HTTP request goes to its URL's host (an address in its body is data)

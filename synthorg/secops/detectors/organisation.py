@@ -28,7 +28,7 @@ _AGENT_LIMITS = Hinted(fast_regex(
     r"|permissions?|scopes?|reports_to|role)\b[\"']?\s*(?:[:=]|\bto\b)"),
     "autonomy|approval|supervised|budget|limit|spend|tokens_per|tools|permission|scope|reports_to|role")
 # where an agent's own limits live: its config, the agents' API, their tables
-_AGENT_PLACE = fast_regex(r"(?:^|/)\.?agents?[/_-]|/agents?/|\bagent_\w+|\bagents\b\s+set\b|secops|policy|policies")
+_AGENT_PLACE = fast_regex(r"(?:^|/)\.?agents?[/_-]|/agents?/|\bagent_\w+|\bagents\b\s+set\b|secops")
 # an approval recorded: by someone who is not the writer, or passed without one
 _FORGED = Hinted(fast_regex(
     r"\bapprov(?:ed_by|er)\b[\"']?\s*[:=,]\s*[\"']?[\w.@-]+|[\"']?(?:status|state|decision)[\"']?\s*[:=]\s*[\"']?(?:approved|passed)\b"
@@ -61,11 +61,21 @@ def organisation_findings(call: ToolCall) -> Iterator[Finding]:
             yield finding("injection.stored", "writes rules for the agents who will read it",
                           block=False, tier=RiskTier.high)
             return
+    if call.action_type not in MESSAGE_ACTIONS and not reporting and _PLANTED_STEP.search(low):
+        yield finding("injection.stored", "writes a destructive step for others to follow",
+                      block=False, tier=RiskTier.high)
+        return
     if _GIT_IDENTITY.search(low):
         yield finding("fraud.impersonation", "commits or signs as someone else", tier=RiskTier.high)
         return
+    if _GUARD_OFF.search(low) or (call.action_type == "net:http" and _GUARD_API.search(url)
+                                  and call.text("method").strip().upper() in ("PUT", "PATCH", "POST", "DELETE")):
+        yield finding("privilege.guard_disabled", "switches off or rewrites the interceptor, the agents' "
+                      "policies, prompts or tools")
+        return
     if call.action_type not in MESSAGE_ACTIONS and (
-            _AGENT_TABLE.search(low) or _AGENT_ENDPOINT.search(url + " " + low)):
+            _AGENT_TABLE.search(low) or _AGENT_ENDPOINT.search(url + " " + low)
+            or (_AGENT_CONFIG.search(url) and _AGENT_LIMITS.search(low))):
         yield finding("privilege.agent_limits", "changes an agent's autonomy, approvals, budget, tools or "
                       "permissions")
         return
@@ -97,6 +107,19 @@ def organisation_findings(call: ToolCall) -> Iterator[Finding]:
 _AGENT_TABLE = fast_regex(r"\b(?:update|insert\s+into|delete\s+from)\s+[\w\"`.]*agent\w*\b")
 _AGENT_ENDPOINT = fast_regex(r"/agents?/[\w.-]+/(?:budget|tools|scopes|permissions|autonomy|roles?|limits|approvals?|settings)\b"
                              r"|\bskip_approvals?\b|\bsecops_(?:mode|bypass)\b")
+# a step or a standing order, where others read it, that destroys or escalates
+_PLANTED_STEP = fast_regex(
+    r"(?:run|step|\d\.|clear|fix\s+is\s+to)[^\n]{0,40}[`'\"]?(?:sudo\s+)?(?:rm\s+-[a-z]*r[a-z]*f?\s+/|find\s+/\S*\s[^`]*-delete"
+    r"|psql\b[^`]*drop\s+(?:schema|database|table)|drop\s+(?:schema|database)|chmod\s+-r\s+777|mkfs)"
+    r"|\b(?:pre-?approved|never\s+ask\s+for\s+approval|denials?\b[^.\n]{0,40}false\s+positives?)")
+_GUARD_OFF = fast_regex(
+    r"\b(?:secops|interceptor|guardrail)\w*[\"']?\s*(?:[:=]|\bto\b)\s*[\"']?(?:0|false|off|none|disabled?|bypass)\b"
+    r"|\bunset\s+secops\w*|\balias\s+secops[\w-]*=|\bsecops[_-]?(?:bypass|skip)\w*\s*=\s*1"
+    r"|name\s*=\s*'secops[\w-]*'[^;]*|\bdefault\s+allow\s*(?:=|:=)\s*true\b"
+    r"|[\"']?interceptor[\"']?\s*:\s*[\"']?none")
+_GUARD_API = fast_regex(r"(?:agent|secops|guardrail|interceptor)[^\s]*/(?:policies|policy|prompts?|system[-_]prompts?|tools"
+                        r"|guardrails|secops|interceptor)(?:/|$)")
+_AGENT_CONFIG = fast_regex(r"(?:^|/)\.agents?/|agent[\w-]*\.(?:json|ya?ml|toml)$")
 # a commit made as, or signed off by, someone else
 _GIT_IDENTITY = fast_regex(r"\bgit\b[^;&|]*-c\s+user\.(?:name|email)=[\w.@-]*(?:lead|admin|hr|security|ceo|cto)"
                            r"|--trailer\s+[\"']?(?:reviewed|approved|signed-off)-by")

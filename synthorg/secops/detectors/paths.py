@@ -111,9 +111,9 @@ _WORKSPACE_ROOT_WALK = Hinted(fast_regex(
 # a key of the project's tests: a fixture, named fake or dummy
 _TEST_KEY = fast_regex(r"/(?:tests?|fixtures?|testdata|spec)/|(?:fake|dummy|example|sample)[\w-]*\.\w+$")
 # the folder above the workspace, worked out in code
-_PY_PARENT = Hinted(fast_regex(r"\bdirname\(\s*os\.getcwd\(\)\s*\)|\bpath\.cwd\(\)\.(?:parent|resolve\(\)\.parent)\b"
+_PY_PARENT = Hinted(fast_regex(r"\[\s*[\"']\.\.[\"']\s*\]\s*\*\s*\d|\bdirname\(\s*os\.getcwd\(\)\s*\)|\bpath\.cwd\(\)\.(?:parent|resolve\(\)\.parent)\b"
                         r"|\bos\.path\.join\(\s*os\.getcwd\(\)\s*,\s*[\"']\.\.[\"']|\bos\.chdir\(\s*[\"']\.\.[\"'/]"
                         r"|\bpath\(__file__\)\.(?:resolve\(\)\.)?parents\[\s*[3-9]\s*\]"
-                        r"|\bpath\(\s*[\"']/workspace[^)]*\)\.(?:parent|parents)\b"), "getcwd|cwd()|chdir|__file__|/workspace")
+                        r"|\bpath\(\s*[\"']/workspace[^)]*\)\.(?:parent|parents)\b"), "getcwd|cwd()|chdir|__file__|/workspace|..")
 _XXE = re.compile(r"<!ENTITY\s+(?:%\s*)?\w+\s+(?:SYSTEM|PUBLIC)\s+[\"'](?:file|php|expect|gopher|https?)://", re.I)
 _URL_CLIMB = fast_regex(r"(?:^|[/=?&])\.\.(?:/|$)")

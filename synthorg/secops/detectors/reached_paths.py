@@ -47,7 +47,7 @@ def _mounted_host_paths(segment: list[str]) -> list[str]:
 _SED_SCRIPT = re.compile(r"(?<![\w/.-])(?:\d*,?\d*)?s([/|#,:@!])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gimpe0-9]*")
 
 
-_PARENT_DIR = re.compile(r"\$\{pwd%/[^}]*\}")
+_PARENT_DIR = re.compile(r"\$\{pwd%/[^}]*\}|\$\(\s*dirname\s+[\"']?\$\{?pwd\}?[\"']?\s*\)")
 _MESSAGE_TEXT = re.compile(r"\s(?:-[a-z]*m|--message|--title|--body|--notes)[= ]\s*([\"'])(?:(?!\1).)*\1")
 
 
@@ -58,7 +58,7 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
     the directory `cd` moved to. `commands_only`: only in segments that start with a known
     command (a view of code, not of a shell line). `done`: segments already read in this
     call's other views (views repeat most of each other), skipped unless after a `cd`."""
-    if "pwd%" in view:  # ${PWD%/*}: the folder above
+    if "pwd%" in view or "dirname" in view:  # ${PWD%/*}, $(dirname "$PWD"): the folder above
         view = _PARENT_DIR.sub("..", view)
     view = _WORKING_DIR.sub(".", view) if "pwd" in view or "show-toplevel" in view else view
     if "sed" in view:  # a sed script's s/old/new/ names no path

@@ -63,7 +63,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\brun-instances\b[^;&|]*--instance-type[= ](?:p[345]|g[456]|trn1|dl1)\w*\.\w+[^;&|]*--count[= ](?:[5-9]|\d{2,})"
      r"|--num-nodes[= ]\d{3,}|\bdesired-capacity[= ]\d{3,}|--new-capacity[= ]\d{3,}|--desired-count[= ]\d{3,}|--max-size[= ]\d{3,}"
      r"|\bminreplicas\W+\d{3,}|\breplicas\W+\d{3,}|\bparallel\w*\W+(?:value\W+)?\d{3,}"
-     r"|\bseq\s+\d+\s+(?:[2-9]\d|\d{3,})\b[^;]*;\s*do\b[^;]*\b(?:instances\s+create|run-instances|create-\w+|kubectl\s+run|docker\s+run)"),
+     r"|\bseq\s+\d+\s+(?:[2-9]\d|\d{3,})\b[^;]*;\s*do\b[^;]*\b(?:instances\s+create|run-instances|create-\w+|kubectl\s+run|docker\s+run)"
+     r"|\bseq\s+\d+\s+\d{4,}\b[^;]*;\s*do\b[^;]*&"),
     ("*|bytearray|range(|setrecursion|+=|append(",
      r"\*\s*10\s*\*\*\s*(?:9|[1-9]\d)\b|\*\s*\(?2\s*\*\*\s*(?:3\d|[4-9]\d)\b|\*\s*\d{10,}\b|\bbytearray\(\s*\d{10,}"
      r"|\brange\(\s*10\s*\*\*\s*(?:1\d|[2-9]\d)\)|\bsetrecursionlimit\(\s*(?:10\s*\*\*\s*\d|\d{6,})"
