@@ -74,6 +74,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
      r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
     ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
     ("tcpdump|tshark|ngrep|dsniff|ettercap|wireshark", r"\b(?:tcpdump|tshark|ngrep|dsniff|ettercap|bettercap|mitmdump)\b"),
+    ("getent", r"\bgetent\s+(?:shadow|gshadow)\b"),
     ("reg |hklm", r"\breg(?:\.exe)?\s+(?:save|export)\s+hklm[\\/]+(?:sam|system|security)\b|\bhklm[\\/]+sam\b"),
     ("gcore|gdb|/mem|procdump|minidump", r"\bgcore\b|\bgdb\b[^;&|]*\s(?:-p|--pid|attach)\b|/proc/(?:\d+|self|\$\w+|\*)/mem\b"
                                          r"|\bprocdump\b|\bminidump\w*\b"),

@@ -165,6 +165,11 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
     if call.action_type == "code:python" and any(_GIT_OBJECTS_GONE.search(v) for v in views):
         yield finding("destructive.history_deleted", "deletes or overwrites a repository's history (.git)")
         return
+    if call.action_type == "net:http" and call.text("method").strip().upper() in ("PUT", "PATCH", "POST") and \
+            re.search(r"[\"']?(?:iban|account_number|routing_number|swift|bic|bank_account|beneficiary)[\"']?\s*:", call.text("body").lower()):
+        yield finding("fraud.records_changed", "changes where money is paid through an API", block=False,
+                      tier=RiskTier.high)
+        return
     if call.action_type == "db:query" and any(_ACCOUNT_TAKEOVER.search(v) for v in views):
         yield finding("privilege.account_takeover", "sets another account's password, MFA or login")
         return
@@ -187,6 +192,10 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
             _DEV_TARGET.search(v) for v in views):
         yield finding("destructive.service_down", "stops a service or kills processes by name",
                       block=False, tier=RiskTier.high)
+        return
+    if call.action_type == "net:http" and re.search(r"/_delete_by_query\b|/delete_by_query\b", call.text("url").lower()) and (
+            "match_all" in call.text("body").lower() or "/_all/" in call.text("url").lower() or "*" in call.text("url")):
+        yield finding("destructive.mass_data_loss", "deletes every document an index holds")
         return
     if call.action_type == "net:http" and re.search(r"/retention\b|/lifecycle\b", call.text("url").lower()) and \
             re.search(r"[\"']?(?:days|retention\w*|ttl)[\"']?\s*:\s*[01]\b", call.text("body").lower()):

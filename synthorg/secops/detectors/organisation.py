@@ -37,7 +37,7 @@ _FORGED = Hinted(fast_regex(
     "approv|passed|reviewed-by|signed-off|on_behalf_of")
 # a claim that someone else approved, or a claim of authority, to get a thing done
 _CLAIMED = fast_regex(
-    r"\b(?:[\w-]+-lead|hr|ceo|cto|cfo|manager|security|secops|legal)\s+(?:has\s+|had\s+)?(?:already\s+)?(?:approved|authori[sz]ed"
+    r"\b(?:[\w-]+-lead|hr|ceo|cto|cfo|manager|security|secops|legal|finance|compliance)\s+(?:has\s+|had\s+)?(?:already\s+)?(?:approved|authori[sz]ed"
     r"|signed\s+off|ok'?d|is\s+fine\s+with|said\s+(?:it'?s\s+)?(?:ok|fine))\b"
     r"|\bI\s+(?:authori[sz]e|approve|take\s+(?:full\s+)?responsibility)\b|\bper\s+my\s+authority\b|\bpriority\s+override\b")
 # "This is ops-lead", "pm-lead here", "[eng-lead]", "-- eng-lead", "From HR:"

@@ -50,6 +50,9 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
             yield finding("exfiltration.personal_mailbox", f"writes to a personal mailbox at "
                           f"{outside[0]}", block=False, tier=RiskTier.high)
         return
+    if outside and _SOURCE_CODE.search(raw):
+        yield finding("exfiltration.outside_mail", f"sends source code to {outside[0]}")
+        return
     if outside and leaks_internal(raw, view):
         yield finding("exfiltration.outside_mail", f"sends internal data or an encoded file to {outside[0]}")
         return
@@ -83,6 +86,8 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
                       block=False, tier=RiskTier.high)
 
 
+_SOURCE_CODE = re.compile(r"^\s*(?:def|class|function|import|from\s+\S+\s+import|package|public\s+class|const|export)\b[^\n]*[:({=]",
+                          re.M)
 _MAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # what an employee's work looks like in a message: code, files, dumps, archives, contracts
 _WORK_PRODUCT = fast_regex(r"\b(?:def|class|function|import|export|const|select|insert)\b[^\n]{0,80}[({=;]"

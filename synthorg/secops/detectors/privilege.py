@@ -35,7 +35,7 @@ _AS_ROOT_NOW = (  # (hints, pattern)
 # privileges that last: setuid bits, sudoers, keys, persistence, container escapes, roles
 _LASTING = (
     ("chmod|chown|chgrp|-perm|getcap",
-     r"\bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s|0?[2467][0-7]{3})\b|\bchown\s+(?:-\w+\s+)*root\b"
+     r"\bchmod\b[`\s]+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s|0?[2467][0-7]{3})\b|\bchown\s+(?:-\w+\s+)*root\b"
      r"|\bchgrp\s+(?:-\w+\s+)*(?:root|sudo|wheel)\b|-perm\s+[-/]?(?:[ug]=s|[246]000|\+s)\b|\bgetcap\s+-r\b"),
     ("visudo|sudoers|setcap|nsenter|docker.sock|authorized_keys|cap_setuid|polkit|ld_preload|ld.so.preload|"
      "insmod|modprobe|/etc/|.ssh/rc|bashrc|.profile|:2375|:2376|:10250|:2379",
