@@ -89,7 +89,7 @@ _FIGURE = fast_regex(r"[$€£]\s?\d|\b\d+(?:\.\d+)?\s?(?:%|k\b|m\b|million\b|bn
 _CONFIDENTIAL = fast_regex(
     r"\b(?:internal|confidential|proprietary|headcount|layoffs?|roles?\s+to\s+be\s+cut|terminations?|salar(?:y|ies)"
     r"|compensation|contracts?|msa|dpa|order\s+forms?|nda|roadmap|discounts?|negotiated|pricing|liability\s+cap"
-    r"|customer\s+list|all\s+customers|source\s+code|board)\b")
+    r"|customer\s+list|all\s+customers|source\s+code|board|unreleased|algorithm|architecture)\b")
 
 
 def _business_figures(view: str) -> bool:
@@ -165,7 +165,8 @@ def _looks_secret(value: str) -> bool:
 
 # logins given as "user / password" under a heading that says what they are
 _LOGIN_PAIR = fast_regex(r"\b(?:logins?|credentials?|creds|passwords?|root|admin)\b[^.\n]{0,40}?:\s*\S+\s+/\s+"
-                         r"(?=\S*\d)(?=\S*[a-z])\S{8,}")
+                         r"(?=\S*\d)(?=\S*[a-z])\S{8,}|\b(?:superuser|user(?:name)?|login|admin|root)\s+(?:is\s+)?[\w.@-]+\s*/\s*"
+                         r"(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s])\S{8,}")
 
 
 def shares_secret(view: str) -> bool:

@@ -42,7 +42,7 @@ _ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|
 _CREDENTIAL_ASK = fast_regex(r"\b(?:cat|read|open|paste|send|share|print|dump|copy)\b[^.\n]{0,60}\b(?:output|contents?|here"
                              r"|to\s+me|it\s+to)\b")
 _REPORTING_WORDS = fast_regex(r"\b(?:attack\w*|attacker|injection|malicious|suspicious|phishing|attempt\w*|reported|ignored"
-                              r"|blocked|flagged)\b")
+                              r"|blocked|flagged)\b|\bdid\s*n[o']t\s+(?:run|act|follow|execute)|\bnot\s+acting\b")
 _COMMAND_LIKE = fast_regex(r"[|;&`$>]|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
                            r"|terraform|git|psql|mysql|docker|python3?|bash|sh|nc|scp|ssh)\b")
 

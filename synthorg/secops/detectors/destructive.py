@@ -27,8 +27,8 @@ _DESTRUCTIVE = [
      "database_wipe", "drops a database"),
     (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
-                r"|\bgit push\b[^;&|]*(?:\s:(?:main|master)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
-                r"|\bgit push\b[^;&|]*\s--mirror\b|\bgit filter-branch\b|\bgit reflog expire\b"
+                r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*(?:\s:(?:main|master)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
+                r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*\s--mirror\b|\bgit filter-branch\b|\bgit reflog expire\b"
                 r"|\bgit\b[^;&|]*\bremote\.[\w.-]+\.mirror\s*=\s*true\b[^;&|]*\bpush\b"), "git push|filter-branch|reflog|mirror"),
      "history_rewrite", "rewrites or deletes shared history"),
     (Hinted(fast_regex(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
@@ -106,6 +106,7 @@ _SQL_IN_STRINGS = re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate\s+
 # a value a condition compares a column with (not a SET's value, not a literal compared with itself)
 _CONDITION_VALUE = re.compile(r"(\b(?:where|and|or|on|having|not)\s+[\w.\"`]+\s*(?:i?like|similar\s+to|=|<>|!=|in\s*\()\s*)"
                               r"'(?!%*')[^']*'")
+_TEMP_MADE = re.compile(r"\bcreate\s+(?:temp|temporary)\s+table\s+(?:if\s+not\s+exists\s+)?([\w.]+)")
 _SQL_STRING = re.compile(r"'(?:[^']|'')*\b(?:drop|delete|truncate|update|insert)\b(?:[^']|'')*'")
 _COMPARED = re.compile(r"(?:\bi?like\b|\bsimilar\s+to\b|=|<>|!=|\bin\s*\()\s*'(?!%*')[^']*'|\bi?like\s+%[^%;\s]+[^%;]*%")
 
@@ -129,12 +130,18 @@ def _only_scratch(pattern: Hinted, views: tuple[str, ...]) -> bool:
     or runs against a database of the agent's own."""
     if any(_OWN_DATABASE.search(v) for v in views):
         return True
+    made = {m.group(1) for v in views for m in _TEMP_MADE.finditer(v)}
     found = []
     for v in views:
         for m in pattern.pattern.finditer(v):
             end = v.find(";", m.start())
             found.append(v[m.start():end if end >= 0 else len(v)].strip("'\" "))
-    return bool(found) and all(_SCRATCH.search(f) for f in found)
+    return bool(found) and all(_SCRATCH.search(f) or _drops_only(f, made) for f in found)
+
+
+def _drops_only(statement: str, made: set[str]) -> bool:
+    m = re.match(r"drop\s+table\s+(?:if\s+exists\s+)?([\w.\"`]+)", statement)
+    return bool(m) and m.group(1).strip('"`') in made
 
 
 def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:

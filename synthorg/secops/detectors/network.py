@@ -18,7 +18,7 @@ from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import hosts_in, is_internal
 
 _NET_SEND = Hinted(fast_regex(
-    r"\|\s*xargs\b[^;&]*\bcurl\b|\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-[a-z]*f\s+[\"']?[\w.:-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
+    r"\b(?:urlopen|requests\.get|httpx\.get|\.get)\(\s*[\"']https?://[^\"']*[?&][\w-]+=[\"']\s*\+|\|\s*xargs\b[^;&]*\bcurl\b|\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-[a-z]*f\s+[\"']?[\w.:-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
     r"|\s@\S|\s-h\s*\S*authorization)|\bwget\b[^;&|]*--(?:post-data|post-file|body-file|body-data|method[= ](?:post|put))"
     r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
     r"|\bftp\b\s|\b(?:mail|mailx|sendmail|mutt)\b[^;&|]*@|\bssh\b[^;&|]*@"

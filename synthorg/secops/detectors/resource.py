@@ -64,7 +64,7 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|--num-nodes[= ]\d{3,}|\bdesired-capacity[= ]\d{3,}|--new-capacity[= ]\d{3,}|--desired-count[= ]\d{3,}|--max-size[= ]\d{3,}"
      r"|\bminreplicas\W+\d{3,}|\breplicas\W+\d{3,}|\bparallel\w*\W+(?:value\W+)?\d{3,}"
      r"|\bseq\s+\d+\s+(?:[2-9]\d|\d{3,})\b[^;]*;\s*do\b[^;]*\b(?:instances\s+create|run-instances|create-\w+|kubectl\s+run|docker\s+run)"
-     r"|\bseq\s+\d+\s+\d{4,}\b[^;]*;\s*do\b[^;]*&"),
+     r"|\bseq\s+\d+\s+\d{4,}\b[^;]*;\s*do\b[^;]*&|\bseq\s+\d+\s+\d{6,}\b[^;]*;\s*do\b[^;]*\b(?:mkdir|touch|fallocate|dd|cp)\b"),
     ("*|bytearray|range(|setrecursion|+=|append(",
      r"\*\s*10\s*\*\*\s*(?:9|[1-9]\d)\b|\*\s*\(?2\s*\*\*\s*(?:3\d|[4-9]\d)\b|\*\s*\d{10,}\b|\bbytearray\(\s*\d{10,}"
      r"|\brange\(\s*10\s*\*\*\s*(?:1\d|[2-9]\d)\)|\bsetrecursionlimit\(\s*(?:10\s*\*\*\s*\d|\d{6,})"
@@ -163,7 +163,7 @@ _HUGE_RANGE = Hinted(fast_regex(r"\brange\(\s*\d[\d_]{7,}\s*\)[^;]{0,160}?\b(?:o
                                 r"|popen|spawn)\b|\b(?:open|touch|write\w*|mkdir|append|fork|thread|process|popen|spawn)\b[^;]{0,160}?"
                                 r"\bfor\s+\w+\s+in\s+range\(\s*\d[\d_]{7,}\s*\)"), "range(")
 # SQL that never ends or multiplies rows: an endless loop, a long sleep, a cartesian insert
-_SQL_ABUSE = fast_regex(r"\bloop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b|\bpg_sleep\(\s*\d{4,}|\bsleep\(\s*\d{4,}"
+_SQL_ABUSE = fast_regex(r"(?:\binsert\s+into\s+(\w+)\s+select\b[^;]*\bfrom\s+\1\b[^;]*;\s*){2,}|\bloop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b|\bpg_sleep\(\s*\d{4,}|\bsleep\(\s*\d{4,}"
                         r"|\binsert\s+into\b[^;]*\bgenerate_series\(\s*\d+\s*,\s*\d{5,}|\bwaitfor\s+delay\s+'\d{2,}:"
                         r"|\bwith\s+recursive\b(?:(?!\bwhere\b|\blimit\b).)*$|\bbenchmark\(\s*\d{7,}", re.S)
 
