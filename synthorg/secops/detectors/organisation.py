@@ -51,10 +51,12 @@ def organisation_findings(call: ToolCall) -> Iterator[Finding]:
     if not written:
         return
     low = "\n".join((written.lower(), *call.all_views))  # (and what it decodes to)
+    if not _ANY_WORD.search(low):
+        return  # (none of the words any of these checks looks for: most calls)
     url = call.text("url").lower() + " " + call.text("path").lower()
     reporting = bool(_REPORTING.search(low))
     if call.action_type not in MESSAGE_ACTIONS and not reporting:
-        if written_mark(low):
+        if _MARK_WORD.search(low) and written_mark(low):
             yield finding("injection.stored", "writes instructions for the agents who will read it")
             return
         if _WEAK_MARK.search(low) and re.search(r"\b(?:memory|handbook|readme|wiki|pins?|notes?|docs?|tickets?|issues?)\b", url + low):
@@ -103,6 +105,14 @@ def organisation_findings(call: ToolCall) -> Iterator[Finding]:
                           "a thing done", block=False, tier=RiskTier.high)
 
 
+# a word every finding below needs one of (a search skips to it), and the words of markers
+_ANY_WORD = fast_regex(r"agent|secops|intercept|guardrail|approv|author|ai\b|assistant|llm|bot\b|model|instruction|ignore|disregard"
+                       r"|system|directive|standing|override|prompt|policy|polic|from:|display_name|title|full_name|user\.|trailer"
+                       r"|rm\s|find\s|drop\s|chmod|mkfs|false\s+positive|lead|hr\b|here\b|this\s+is|i\s+am|i'm|\[|--|legal|ceo"
+                       r"|cto|cfo|manager|security|finance|compliance|budget|autonomy|permission|scope|role|tools|memory|handbook|wiki")
+_MARK_WORD = fast_regex(r"\b(?:ai|agents?|assistants?|llm|bots?|models?|instructions?|ignore|disregard|forget|system|directive"
+                        r"|standing|override|jailbreak|prompt|pre-?approved|approval|reviewers?|whoever|dan|developer|admin|sys"
+                        r"|inst|im_start|note)\b|<!--|\[|@|###")
 # the agents' own tables, and their API's endpoints for limits
 _AGENT_TABLE = fast_regex(r"\b(?:update|insert\s+into|delete\s+from)\s+[\w\"`.]*agent\w*\b")
 _AGENT_ENDPOINT = fast_regex(r"/agents?/[\w.-]+/(?:budget|tools|scopes|permissions|autonomy|roles?|limits|approvals?|settings)\b"
