@@ -68,6 +68,10 @@ def sweep(
             report = run_sweep(spec, runs, out, retry_failed=retry_failed, on_change=show)
     except MisuseError as exc:
         raise fail(str(exc), EXIT_MISUSE) from None
+    except KeyboardInterrupt:  # (a second Ctrl-C, or one while Ray went down): rows are kept
+        console.print("[yellow]interrupted:[/] runs not finished; the same command runs them",
+                      highlight=False)
+        raise typer.Exit(130) from None
     for note in report.notes:
         console.print(f"[yellow]note:[/] {escape(note)}", highlight=False)
     if report.interrupted:

@@ -150,11 +150,16 @@ def sweep(spec: ExperimentSpec, runs: list[Run], out: Path, retry_failed: bool =
                         on_change(report)
         except KeyboardInterrupt:
             report.interrupted = True
-            for ref in pending:
-                ray.cancel(ref, force=True)
+            # (Ray may be going down with the same Ctrl-C: a cancel that fails is no matter,
+            # the rows already written are the sweep's record)
+            with contextlib.suppress(KeyboardInterrupt, Exception):
+                for ref in pending:
+                    with contextlib.suppress(Exception):
+                        ray.cancel(ref, force=True)
             # return once the runs have stopped, so none still writes its directory when the
             # same command starts it again (a second Ctrl-C stops waiting)
             with contextlib.suppress(KeyboardInterrupt, Exception):
                 ray.wait(list(pending), num_returns=len(pending), timeout=CANCEL_WAIT_S)
-        store.write_tables(out, list(all_rows.values()), params)
+        with contextlib.suppress(KeyboardInterrupt):  # (the next command rebuilds them from rows)
+            store.write_tables(out, list(all_rows.values()), params)
         return report
