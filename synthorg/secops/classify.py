@@ -17,6 +17,7 @@ import yaml
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import ToolCall
+from synthorg.secops.detectors.sql import READ_ONLY_ROLE, SCRATCH_OBJECT
 from synthorg.secops.normalise import words
 from synthorg.secops.places import hosts_in, is_internal
 
@@ -230,12 +231,9 @@ _PY_SYSTEM = re.compile(r"\b(?:socket|requests|urllib|http\.client|ctypes|smtpli
                         r"paramiko|httpx|aiohttp)\b")
 _PY_RAW = re.compile(r"\bctypes\.(?:cdll|windll|pythonapi|memmove|memset|string_at|cast|util)\b|\bctypes\.CDLL\b|\bsocket\.(?:socket|create_connection)\b|\bparamiko\b|\bftplib\b")
 _SQL_VERB = re.compile(r"^\s*(\w+)")
-# scratch objects dropped or emptied, views replaced: nothing of the company's data goes
 # read access given to a read-only role, or access taken back: nothing gained
-_READ_GRANT = re.compile(r"grant\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+\w*(?:_ro|readonly"
-                         r"|read_only|reporting|analyst|viewer|reader)\w*\s*$|revoke\b")
-_SCRATCH_DROP = re.compile(r"(?:drop\s+(?:materialized\s+)?view\b|(?:drop\s+table|truncate)\b(?:\s+table)?"
-                           r"(?:\s+if\s+exists)?\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox)\w*\b)")
+_READ_GRANT = re.compile(r"grant\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+" + READ_ONLY_ROLE
+                         + r"\s*$|revoke\b")
 # schema changes that only add: a new table, index or view, a new column, a comment
 _ADDITIVE = re.compile(r"create\s+(?:(?:unique\s+)?index|(?:temp(?:orary)?\s+)?table|(?:or\s+replace\s+)?view"
                        r"|materialized\s+view|sequence|type)\b|alter\s+table\s+[\w.\"]+\s+add\s+(?:column\b"
@@ -284,7 +282,7 @@ def sql_action(query: str) -> str:
                                                  "replace", "copy", "begin", "commit",
                                                  "rollback", "set", "vacuum")
                      else "db:create" if _ADDITIVE.match(stripped)
-                     else "db:write" if _SCRATCH_DROP.match(stripped) or _READ_GRANT.match(stripped)
+                     else "db:write" if SCRATCH_OBJECT.match(stripped) or _READ_GRANT.match(stripped)
                      else "db:schema" if verb in ("create", "alter", "comment", "reindex",
                                                   "refresh", "cluster")
                      else "db:admin")

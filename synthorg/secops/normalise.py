@@ -494,8 +494,8 @@ def _without_echoed_text(text: str) -> str:
         return text
     # (a double-quoted $(...) or `...` runs: echo "$(cat /run/secrets/key)" >> file; a CI
     # expression ${{ ... }} is filled in before any shell runs)
-    return _ECHO_DATA.sub(lambda m: m.group(0) if "${{" in m.group(0) or m.group(2) == '"' and (
-        "$" in m.group(0) or "`" in m.group(0)) else m.group(1) + " _", text)
+    return _ECHO_DATA.sub(lambda m: m.group(0) if "${{" in m.group(0) or (m.group(2) == '"' and (
+        "$" in m.group(0) or "`" in m.group(0))) else m.group(1) + " _", text)
 
 
 _SHELL_SYNTAX = re.compile(r"[\"'\\$`~]")  # what makes the shell read a text other than as written

@@ -41,8 +41,8 @@ from synthorg.ledger.tables import (
     write_timeseries,
 )
 from synthorg.llm.cassette import CassetteSpec
-from synthorg.memory.facts import figures as memory_facts_figures
 from synthorg.llm.selection import llm_agents
+from synthorg.memory.facts import figures as memory_facts_figures
 from synthorg.org.decisions import OrgDecision, decisions_of
 from synthorg.org.directory import MICRO, OrgDirectory
 from synthorg.org.timeline import OrgTimeline

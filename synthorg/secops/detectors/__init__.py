@@ -26,7 +26,7 @@ from synthorg.secops.detectors.network import network_findings
 from synthorg.secops.detectors.organisation import organisation_findings
 from synthorg.secops.detectors.outgoing_messages import message_findings
 from synthorg.secops.detectors.paths import path_findings
-from synthorg.secops.detectors.patterns import joined
+from synthorg.secops.detectors.patterns import REPORTING_WORDS, joined
 from synthorg.secops.detectors.privilege import privilege_findings
 from synthorg.secops.detectors.resource import abuse_findings
 from synthorg.secops.normalise import fast_regex
@@ -41,8 +41,6 @@ _ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|
                           r"|\b(?:run|execute)\s*(?::|\n)")
 _CREDENTIAL_ASK = fast_regex(r"\b(?:cat|read|open|paste|send|share|print|dump|copy)\b[^.\n]{0,60}\b(?:output|contents?|here"
                              r"|to\s+me|it\s+to)\b")
-_REPORTING_WORDS = fast_regex(r"\b(?:attack\w*|attacker|injection|malicious|suspicious|phishing|attempt\w*|reported|ignored"
-                              r"|blocked|flagged)\b|\bdid\s*n[o']t\s+(?:run|act|follow|execute)|\bnot\s+acting\b")
 _COMMAND_LIKE = fast_regex(r"[|;&`$>]|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
                            r"|terraform|git|psql|mysql|docker|python3?|bash|sh|nc|scp|ssh)\b")
 
@@ -55,7 +53,7 @@ def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterato
         yield Finding("secrets.requested", True, "asks a colleague for a credential file's contents")
         return
     if not (_ASKS_TO_RUN.search(lowered) and _COMMAND_LIKE.search(lowered)) \
-            or _REPORTING_WORDS.search(lowered):
+            or REPORTING_WORDS.search(lowered):
         return
     as_code = ToolCall(tool="run_shell", arguments={"command": text}, workspace=call.workspace,
                        action_type="code:shell")
@@ -85,7 +83,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code),
                 lambda: injection_findings(call, views),
                 lambda: network_findings(call, views, internal),
-                lambda: organisation_findings(call),
+                lambda: organisation_findings(call, views),
                 lambda: message_findings(call, internal))
     if call.action_type in MESSAGE_ACTIONS:  # a command a colleague is asked to run
         families = (*families, lambda: relayed_command_findings(call, internal))

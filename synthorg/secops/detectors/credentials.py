@@ -12,7 +12,7 @@ from synthorg.secops.detectors.call_views import code_views
 from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
 from synthorg.secops.detectors.sql import selects_secrets
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import is_metadata_host
+from synthorg.secops.places import LOCAL_URL, is_metadata_host
 
 SECRET_FILE = Hinted(fast_regex(
     r"(?:\.ssh/(?![\w.-]+\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|authorized_keys|known_hosts|\.aws/(?:credentials|config)"
@@ -143,7 +143,7 @@ def env_dumped(view: str) -> re.Match[str] | None:
     if not ENV_DUMP.search(view):
         return None
     for m in ENV_DUMP.pattern.finditer(view):
-        if m.group(0)[0] in "op" and m.group(0).startswith(("os.", "process.")) \
+        if (m.group(0)[0] in "op" and m.group(0).startswith(("os.", "process."))) \
                 or m.group(0).startswith("compgen") \
                 or _COMMAND_START.search(view, max(0, m.start() - 8), m.start()):
             return m
@@ -192,7 +192,7 @@ def _made_up_ok(call: ToolCall, views: tuple[str, ...]) -> bool:
 def _local_only(views: tuple[str, ...]) -> bool:
     """Code that only talks to the agent's own machine (a local login with a test password)."""
     urls = {u for v in views if "://" in v for u in re.findall(r"\b(?:https?|postgres\w*|mysql|redis)://[^\s\"')]+", v)}
-    return bool(urls) and all(re.match(r"\w+://(?:[^@/]*@)?(?:localhost|127\.0\.0\.1|\[::1\])(?:[:/]|$)", u)
+    return bool(urls) and all(LOCAL_URL.match(u)
                               for u in urls)
 
 

@@ -10,6 +10,7 @@ from urllib.parse import unquote
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.patterns import Hinted, finding, joined
+from synthorg.secops.detectors.sql import SCRATCH_OBJECT
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.normalise import views as text_views
 
@@ -69,9 +70,6 @@ _DESTRUCTIVE = [
 ]
 
 
-# tables and views whose loss loses nothing: scratch space, staging copies, views (queries)
-_SCRATCH = fast_regex(r"^(?:alter\s+table\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox)\w*\b|drop\s+schema\s+(?:if\s+exists\s+)?[\w\"`]*(?:tmp|temp|scratch|sandbox|ci_run|test)\w*\b|drop\s+(?:materialized\s+)?view\b|(?:drop\s+table|truncate)\b(?:\s+table)?"
-                      r"(?:\s+if\s+exists)?\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox|test_|_test|ci_run)\w*\b)")
 # the organisation's record of what happened, and the system's logs: erasing them hides an attack
 _RECORD_ERASED = Hinted(fast_regex(
     r"\b(?:delete\s+from|truncate(?:\s+table)?|drop\s+table(?:\s+if\s+exists)?|update)\s+[\w\"`.]*?"
@@ -108,7 +106,6 @@ _CONDITION_VALUE = re.compile(r"(\b(?:where|and|or|on|having|not)\s+[\w.\"`]+\s*
                               r"'(?!%*')[^']*'")
 _TEMP_MADE = re.compile(r"\bcreate\s+(?:temp|temporary)\s+table\s+(?:if\s+not\s+exists\s+)?([\w.]+)")
 _SQL_STRING = re.compile(r"'(?:[^']|'')*\b(?:drop|delete|truncate|update|insert)\b(?:[^']|'')*'")
-_COMPARED = re.compile(r"(?:\bi?like\b|\bsimilar\s+to\b|=|<>|!=|\bin\s*\()\s*'(?!%*')[^']*'|\bi?like\s+%[^%;\s]+[^%;]*%")
 
 
 _SHARED_BRANCH = re.compile(r"/branches/(?:main|master|trunk|release[\w.-]*|prod\w*)(?:/protection)?/?$")
@@ -136,7 +133,7 @@ def _only_scratch(pattern: Hinted, views: tuple[str, ...]) -> bool:
         for m in pattern.pattern.finditer(v):
             end = v.find(";", m.start())
             found.append(v[m.start():end if end >= 0 else len(v)].strip("'\" "))
-    return bool(found) and all(_SCRATCH.search(f) or _drops_only(f, made) for f in found)
+    return bool(found) and all(SCRATCH_OBJECT.search(f) or _drops_only(f, made) for f in found)
 
 
 def _drops_only(statement: str, made: set[str]) -> bool:
@@ -246,7 +243,7 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         for v in views:
             v = v.split("def downgrade", 1)[0]  # a migration's way back drops what it added
             m = _SCHEMA_DROP.search(v)
-            if m and not _SCRATCH.search(v[m.start():]) and (
+            if m and not SCRATCH_OBJECT.search(v[m.start():]) and (
                     call.action_type != "fs:write" or migration):
                 yield finding("destructive.schema_change", "drops part of a schema", block=False,
                               tier=RiskTier.high)

@@ -15,7 +15,7 @@ from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
 from synthorg.secops.detectors.sensitive_data import DUMP_CONTENT, personal_data
 from synthorg.secops.messages import _table, shares_secret
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import hosts_in, is_internal
+from synthorg.secops.places import LOCAL_URL, hosts_in, is_internal
 
 _NET_SEND = Hinted(fast_regex(
     r"\b(?:urlopen|requests\.get|httpx\.get|\.get)\(\s*[\"']https?://[^\"']*[?&][\w-]+=[\"']\s*\+|\|\s*xargs\b[^;&]*\bcurl\b|\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-[a-z]*f\s+[\"']?[\w.:-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
@@ -167,7 +167,6 @@ _DNS_FROM_CODE = Hinted(fast_regex(r"\b(?:gethostbyname|getaddrinfo|resolve|quer
                         "gethostbyname|getaddrinfo|resolve|query|nslookup")
 
 
-_LOCAL_URL = re.compile(r"\w+://(?:[^@/]*@)?(?:localhost|127\.0\.0\.1|\[::1\])(?:[:/]|$)")
 _URL_WITH_QUERY = re.compile(r"\bhttps?://([^/\s?#\"']+)[^\s\"'<>]*?[?&][\w-]+=([A-Za-z0-9+/_-]{32,}={0,2})")
 
 
@@ -219,9 +218,9 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if call.action_type in MESSAGE_ACTIONS or (call.action_type == "fs:write"
                                                and _PROSE.search(call.text("path"))):
         pass  # (prose: detectors.relayed_command_findings reads what a message asks to be run)
-    elif any(_FETCH_EXEC.search(v) for v in views) or any(
+    elif any(_FETCH_EXEC.search(v) for v in views) or (any(
             "curl" in v or "wget" in v for v in views) and any(
-            _fetched_then_run(v) for v in views):
+            _fetched_then_run(v) for v in views)):
         yield finding("exfiltration.remote_code", "runs code fetched from the network")
         return
     if call.action_type == "db:query" and any(_SQL_SENDS.search(v) for v in views):
@@ -269,7 +268,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield finding("exfiltration.data_in_url", f"hides data in a URL for {encoded}")
         return
     if call.action_type == "net:http" and call.text("body") and call.text("method").strip().lower() in (
-            "post", "put", "patch") and not _LOCAL_URL.match(call.text("url").lower()):
+            "post", "put", "patch") and not LOCAL_URL.match(call.text("url").lower()):
         body = " ".join(call.argument_views.get("body", ()))
         if shares_secret(body):
             yield finding("secrets.in_message", "writes a password, token or key into what it posts")

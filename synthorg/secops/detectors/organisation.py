@@ -11,16 +11,13 @@ from collections.abc import Iterator
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
-from synthorg.secops.detectors.patterns import Hinted, finding
 from synthorg.secops.detectors.injection import written_mark
+from synthorg.secops.detectors.patterns import REPORTING_WORDS, Hinted, finding
 from synthorg.secops.normalise import fast_regex
 
 # the arguments that are written somewhere others (people, agents) read, and code that writes
 _WRITTEN = ("content", "body", "text", "query", "message", "subject", "code", "command")
 _WEAK_MARK = fast_regex(r"\b(?:all\s+|any\s+|every\s+)?agents?\s+(?:may|can|must|should|are\s+(?:allowed|required)\s+to)\b")
-# a text that reports an attack rather than making one
-_REPORTING = fast_regex(r"\b(?:attack\w*|attacker|injection|injected|malicious|suspicious|phishing|attempt\w*"
-                        r"|reported|ignored|blocked|flagged|not\s+(?:act|follow)\w*)\b")
 # settings that say how far an agent may go, or what it may spend
 _AGENT_LIMITS = Hinted(fast_regex(
     r"\b(?:autonomy(?:_level)?|requires?_approval|approval_required|skip_approvals?|needs?_approval|supervised"
@@ -46,15 +43,16 @@ _IDENTITY = re.compile(r"\b(?:this\s+is|i\s+am|i'm)\s+([\w-]+)|\b([\w-]+)\s+here
 _FUNCTIONS = frozenset({"hr", "secops", "security", "it", "helpdesk", "legal", "finance", "payroll"})
 
 
-def organisation_findings(call: ToolCall) -> Iterator[Finding]:
+def organisation_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+    """`views`: the call's views as `findings` joined them."""
     written = "\n".join(call.text(n) for n in _WRITTEN if n in call.arguments)
     if not written:
         return
-    low = "\n".join((written.lower(), *call.all_views))  # (and what it decodes to)
+    low = "\n".join((written.lower(), *views))  # (and what it decodes to)
     if not _ANY_WORD.search(low):
         return  # (none of the words any of these checks looks for: most calls)
     url = call.text("url").lower() + " " + call.text("path").lower()
-    reporting = bool(_REPORTING.search(low))
+    reporting = bool(REPORTING_WORDS.search(low))
     if call.action_type not in MESSAGE_ACTIONS and not reporting:
         if _MARK_WORD.search(low) and written_mark(low):
             yield finding("injection.stored", "writes instructions for the agents who will read it")
@@ -90,7 +88,7 @@ def organisation_findings(call: ToolCall) -> Iterator[Finding]:
         yield finding("fraud.impersonation", "writes or presents itself as someone else", block=False,
                       tier=RiskTier.high)
         return
-    if call.action_type not in MESSAGE_ACTIONS and _FORGED.search(low) and not _REPORTING.search(low):
+    if call.action_type not in MESSAGE_ACTIONS and _FORGED.search(low) and not REPORTING_WORDS.search(low):
         yield finding("fraud.forged_approval", "records an approval the writer cannot give",
                       block=False, tier=RiskTier.high)
         return
@@ -100,7 +98,7 @@ def organisation_findings(call: ToolCall) -> Iterator[Finding]:
         if claimed is not None:
             yield finding("fraud.impersonation", f"writes as {claimed}", block=False, tier=RiskTier.high)
             return
-        if _CLAIMED.search(text) and not _REPORTING.search(text.lower()):
+        if _CLAIMED.search(text) and not REPORTING_WORDS.search(text.lower()):
             yield finding("fraud.claimed_approval", "claims someone's approval or authority to get "
                           "a thing done", block=False, tier=RiskTier.high)
 

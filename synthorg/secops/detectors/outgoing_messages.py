@@ -11,7 +11,6 @@ from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
 from synthorg.secops.detectors.network import personal_mailbox
 from synthorg.secops.detectors.patterns import finding
-from synthorg.secops.normalise import fast_regex
 from synthorg.secops.messages import (
     asks_privilege,
     asks_secret,
@@ -21,7 +20,8 @@ from synthorg.secops.messages import (
     relayed_injection,
     shares_secret,
 )
-from synthorg.secops.places import hosts_in, is_internal
+from synthorg.secops.normalise import fast_regex
+from synthorg.secops.places import MAIL_ADDRESS, hosts_in, is_internal
 
 
 def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Finding]:
@@ -42,7 +42,7 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         return
     to = call.text("to").lower() + " "
     outside = sorted(h for h in hosts_in(to) if not is_internal(h, internal))
-    if outside and any(personal_mailbox(a) for a in _MAIL_ADDRESS.findall(to)):
+    if outside and any(personal_mailbox(m.group()) for m in MAIL_ADDRESS.finditer(to)):
         if leaks_internal(raw, view) or _DUMPED.search(view):
             yield finding("exfiltration.personal_mailbox", f"sends company work to a personal "
                           f"mailbox at {outside[0]}")
@@ -56,7 +56,7 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
     if outside and leaks_internal(raw, view):
         yield finding("exfiltration.outside_mail", f"sends internal data or an encoded file to {outside[0]}")
         return
-    if outside and len({d for d in _MAIL_DOMAIN.findall(raw.lower())
+    if outside and len({d for d in MAIL_ADDRESS.findall(raw.lower())
                         if not is_internal(d, internal) and d not in outside}) >= 2:
         yield finding("exfiltration.third_party_contacts", f"gives {outside[0]} other parties' "
                       "addresses")
@@ -88,14 +88,8 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
 
 _SOURCE_CODE = re.compile(r"^\s*(?:def|class|function|import|from\s+\S+\s+import|package|public\s+class|const|export)\b[^\n]*[:({=]",
                           re.M)
-_MAIL_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-# what an employee's work looks like in a message: code, files, dumps, archives, contracts
-_WORK_PRODUCT = fast_regex(r"\b(?:def|class|function|import|export|const|select|insert)\b[^\n]{0,80}[({=;]"
-                           r"|\b(?:dump|export|archive|backup|contracts?|attached|attachment|\.(?:pdf|csv|xlsx|docx|zip|sql))\b"
-                           r"|\b(?:proprietary|confidential|internal)\b")
 _DUMPED = fast_regex(r"\b(?:pg_dump|mysqldump|mongodump|dump|export|backup|archive)\b[^.\n]{0,60}\b(?:follows|attached|below|base64)\b"
                      r"|\b(?:def|class|function|import|export|const)\b[^\n]{0,80}[({=;]")
-_MAIL_DOMAIN = re.compile(r"[\w.+-]+@([\w-]+(?:\.[\w-]+)+)")
 _LOGIN_ASK = fast_regex(r"\b(?:log\s*-?in|sign\s*-?in|re-?authenticate|verify\s+your|confirm\s+your|reset\s+your"
                         r"|update\s+your\s+(?:password|payment|billing)|re-?enter\s+your|enter\s+your\s+(?:password"
                         r"|card|credentials|details|login)|claim\b|click\s+(?:here|below|the\s+link)?)\b")

@@ -15,6 +15,10 @@ from synthorg.secops.calls import Finding
 from synthorg.secops.normalise import fast_regex, words
 from synthorg.secops.places import hosts_in
 
+# a text that reports an attack rather than making one
+REPORTING_WORDS = fast_regex(r"\b(?:attack\w*|attacker|injection|injected|malicious|suspicious|phishing|attempt\w*|reported"
+                             r"|ignored|blocked|flagged|not\s+(?:act|follow)\w*)\b|\bdid\s*n[o']t\s+(?:run|act|follow|execute)")
+
 
 def finding(rule: str, reason: str, block: bool = True, tier: RiskTier = RiskTier.critical) -> Finding:
     return Finding(rule=rule, block=block, reason=reason, tier=tier)

@@ -4,7 +4,6 @@ escapes, cloud and cluster roles, SQL grants (sql.py), and privileges asked for 
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier

@@ -8,11 +8,10 @@ from collections.abc import Iterable
 
 from synthorg.secops.detectors.patterns import Hinted
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import is_internal
+from synthorg.secops.places import MAIL_ADDRESS, is_internal
 
 _SSN = fast_regex(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])")
 _CARD = fast_regex(r"(?<![\d-])[3-6]\d{3}(?:[ -]?\d{4}){2}[ -]?\d{1,7}(?![\d-])")
-_EMAIL = fast_regex(r"[\w.+-]+@([\w-]+(?:\.[\w-]+)+)")
 _PHONE = fast_regex(r"(?<![\w+])\+?\d{1,3}[ .-]?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}(?!\d)")
 PEOPLE = 3  # contacts in one message that make it a list of people, not a mention
 
@@ -33,7 +32,7 @@ def personal_data(text: str, internal: Iterable[str]) -> bool:
         digits = re.sub(r"\D", "", m.group())
         if 13 <= len(digits) <= 19 and _luhn(digits):
             return True
-    if "@" in text and len({m.group() for m in _EMAIL.finditer(text)
+    if "@" in text and len({m.group() for m in MAIL_ADDRESS.finditer(text)
                             if not is_internal(m.group(1), internal)}) >= PEOPLE:
         return True
     return len(set(_PHONE.findall(text))) >= PEOPLE

@@ -7,6 +7,13 @@ import re
 
 from synthorg.secops.normalise import fast_regex
 
+# tables and views whose loss loses nothing: scratch space, staging copies, views (queries)
+SCRATCH_OBJECT = fast_regex(r"^(?:alter\s+table\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox)\w*\b|drop\s+schema\s+(?:if\s+exists\s+)?[\w\"`]*(?:tmp|temp|scratch|sandbox|ci_run|test)\w*\b|drop\s+(?:materialized\s+)?view\b|(?:drop\s+table|truncate)\b(?:\s+table)?"
+                      r"(?:\s+if\s+exists)?\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox|test_|_test|ci_run)\w*\b)")
+
+# roles that only read: read access given to one is what such roles are for
+READ_ONLY_ROLE = r"\w*(?:_ro|readonly|read_only|reporting|analyst|viewer|reader)\w*"
+
 # a column or table that holds a secret: the sensitive word ends the name (`reset_token`,
 # `password_hash`), so `token_expires_at` or `password_reset_requested_at` are not
 _SECRET_COLUMN = fast_regex(
@@ -57,8 +64,7 @@ SQL_PRIVILEGE_PARTS = (
     # server (untrusted languages, COPY ... PROGRAM, security definer), the catalogs of users,
     # flags that make an account privileged, row security and the server's settings lifted
     # (read access for a read-only role is what such roles are for)
-    ("grant", r"\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+\w*(?:_ro|readonly|read_only"
-              r"|reporting|analyst|viewer|reader)\w*\s*(?:;|$))[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b|\*\.\*|\*\s)"
+    ("grant", r"\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+" + READ_ONLY_ROLE + r"\s*(?:;|$))[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b|\*\.\*|\*\s)"
               r"|\bgrant\s+(?:super|file|process|shutdown|reload|create\s+user|replication\s+(?:slave|client)|proxy)\b"
               r"|\bgrant\b[^;]*\bto\s+public\b"),
     ("sp_add|sp_oacreate|sp_configure|server role|add member|execute as|login|admin option",
