@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import shlex
 import unicodedata
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -169,7 +170,10 @@ _INNER = fast_regex(
     r"(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')"
     r"|\beval\s+(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')", re.I | re.S)
 _ASSIGN = re.compile(r"(?:^|[;&|\s(])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?"
-                     r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|[^\s;&|]*)")
+                     r"([A-Za-z_][A-Za-z0-9_]*)=(\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`|\"[^\"]*\"|'[^']*'|[^\s;&|]*)")
+# what an echo or printf substitution gives: `c=$(printf '%s' 'terr' 'aform')` is terraform
+_ECHOED_VALUE = re.compile(r"^(?:\$\(|`)\s*(echo|printf)\s+(.*?)\s*(?:\)|`)$", re.S)
+_PRINTF_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:[:#%/][^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _PY_STR = re.compile(r"(\"\"\"(?:.|\n)*?\"\"\"|'''(?:.|\n)*?'''|\"(?:[^\"\\\n]|\\.)*\""
                      r"|'(?:[^'\\\n]|\\.)*')")  # (a r/b/f prefix is no part of the string)
@@ -395,7 +399,7 @@ def substitute_vars(text: str) -> str:
         return text.replace("~", "/root")
     values: dict[str, str] = {}
     for name, value in _ASSIGN.findall(text):
-        values[name] = value.strip("\"'")
+        values[name] = _echoed(value) if value[:1] in "$`" else value.strip("\"'")
 
     def value_of(m: re.Match[str]) -> str:
         name = m.group(1) or m.group(2)
@@ -410,6 +414,34 @@ def substitute_vars(text: str) -> str:
         if not n:
             break
     return text.replace("~", "/root")
+
+
+def _echoed(value: str) -> str:
+    """What a `$(echo ...)` or `$(printf FORMAT ARGS...)` assigned to a variable holds (other
+    substitutions are kept as written: their commands are views of their own)."""
+    m = _ECHOED_VALUE.match(value)
+    if m is None:
+        return value
+    try:
+        args = shlex.split(m.group(2))
+    except ValueError:
+        return value
+    if m.group(1) == "echo":
+        return " ".join(a for a in args if not re.fullmatch(r"-[neE]+", a))
+    if not args:
+        return ""
+    fmt, rest = args[0], args[1:]
+    slots = fmt.count("%s")
+    if slots and rest:  # the format is used again until the arguments run out
+        out = ""
+        for i in range(0, len(rest), slots):
+            chunk = rest[i:i + slots] + [""] * max(0, slots - len(rest[i:i + slots]))
+            out += re.sub(r"%s", lambda _m, it=iter(chunk): next(it), fmt)
+    else:
+        out = fmt.replace("%s", "")
+    return _PRINTF_ESCAPE.sub(lambda e: chr(int(e.group(1), 8)) if e.group(1) else
+                              chr(int(e.group(2), 16)) if e.group(2) else
+                              {"n": " ", "t": " ", "\\": "\\"}.get(e.group(3), e.group(3)), out)
 
 
 def unquoted(text: str) -> str:
@@ -463,7 +495,18 @@ def _attributes(text: str) -> str:
         text, n = _GETATTR.subn(r"\1.\3", text)
         if not n:
             break
+    # a module under another name: `o = os` (as left by __import__) or `import os as o`
+    aliases = {m.group(1) or m.group(4): m.group(2) or m.group(3) for m in _MODULE_ALIAS.finditer(text)}
+    for alias, module in aliases.items():
+        if alias != module:
+            text = re.sub(rf"(?<![\w.]){re.escape(alias)}\.", module + ".", text)
     return text
+
+
+_MODULE_ALIAS = re.compile(r"(?<![\w.])(\w+)\s*=\s*(os|sys|subprocess|socket|shutil|pty|ctypes|requests|urllib\.request"
+                           r"|http\.client|smtplib|ftplib|base64|pathlib|glob|builtins)\b(?![\w.(])"
+                           r"|\bimport\s+(os|sys|subprocess|socket|shutil|pty|ctypes|requests|urllib\.request"
+                           r"|http\.client|smtplib|ftplib|base64|pathlib|glob|builtins)\s+as\s+(\w+)")
 
 
 _RUNS_COMMAND = fast_regex(r"\b(?:system|popen|getoutput|getstatusoutput|spawn\w*|execl?p?e?|run|call"
@@ -515,6 +558,8 @@ def _forms(raw: str) -> list[str]:
         substituted = substitute_vars(raw)
         forms += [plain if substituted == raw else unquoted(substituted), plain,
                   plain if echoed == raw else unquoted(echoed)]
+    forms += [_GIT_OPTIONS.sub("git ", f) for f in forms  # `git -C repo push` is `git push`
+              if "git" in f and _GIT_OPTIONS.search(f)]
     if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or (
             "--" in raw and _SQL_WORDS.search(raw)):  # (--WHERE in SQL; --if-exists in a shell)
         forms += strip_sql_comments(raw)  # only text with comments has anything to strip
@@ -526,6 +571,9 @@ def _forms(raw: str) -> list[str]:
     return forms
 
 
+# git's options before its command: where it runs, its settings, no pager
+_GIT_OPTIONS = re.compile(r"\bgit\s+(?:(?:-C|-c)\s+\S+\s+|--(?:git-dir|work-tree|namespace)[= ]\S+\s+"
+                          r"|--(?:no-pager|bare|no-replace-objects|literal-pathspecs)\s+|-P\s+)+")
 _MYSQL_VERSIONED = re.compile(r"/\*!\d*\s*(.*?)\*/", re.S)
 _SQL_WORDS = re.compile(r"\b(?:select|update|delete|insert|where|set|values)\b", re.I)
 _SQL_CHR = re.compile(r"\bchr\(\s*(\d{1,3})\s*\)", re.I)

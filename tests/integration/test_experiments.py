@@ -111,7 +111,8 @@ def test_an_interrupted_sweep_completes_only_the_missing_runs(ray_session, tmp_p
     (out / "rows" / "0000000000000000.json").write_text('{"run_key": "00')
     result = _sweep(experiment, "--out", out)
     assert result.exit_code == 0, result.output
-    assert f"{8 - len(first)} done, 0 failed, {len(first)} finished before" in result.output
+    assert f"{8 - len(first)} done, 0 failed, {len(first)} finished before" in result.output, (
+        sorted(first), result.output)
     assert "not a finished run of this experiment" in result.output
     runs = pl.read_parquet(out / "runs.parquet")
     assert runs.height == 8 and runs["status"].to_list() == ["ok"] * 8
