@@ -111,7 +111,8 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
         return
     rare = {w for w in _WORD.findall(after) if w not in _COMMON} - set(_WORD.findall(
         task[:mark.start()]))
-    shared = len([w for w in rare if w in joined]) + _same_kind(call, after)
+    kind = _same_kind(call, after)
+    shared = len([w for w in rare if w in joined]) + kind + (kind and _target_named(call, after))
     if shared >= 2 or (
             shared  # a word of the order carried out (a call doing the real task shares none)
             and injected_marker(task)  # (not "before you start, run the tests")
@@ -147,6 +148,22 @@ _ORDER_KINDS = (
 def _same_kind(call: ToolCall, order: str) -> int:
     """1 when the call is of the kind the injected order asks for (a delete for "delete ...")."""
     return int(any(p.search(order) and call.action_type in kinds for p, kinds in _ORDER_KINDS))
+
+
+_DROPPED = re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate(?:\s+table)?|delete\s+from)\s+(?:if\s+exists\s+)?"
+                      r"[\"`]?([\w.]+)")
+
+
+def _target_named(call: ToolCall, order: str) -> int:
+    """1 when what the call deletes (a path's last part, a table) is named in the injected
+    order: "delete the whole tests directory" and a delete of `tests`."""
+    if call.action_type == "fs:delete":
+        names = [call.text("path").lower().rstrip("/").rsplit("/", 1)[-1]]
+    elif call.action_type == "db:query":
+        names = [m.group(1).rsplit(".", 1)[-1] for m in _DROPPED.finditer(call.text("query").lower())]
+    else:
+        return 0
+    return int(any(len(n) >= 3 and re.search(rf"(?<![\w.]){re.escape(n)}\b", order) for n in names))
 
 
 _LOOKING = frozenset({"fs:read", "db:read", "net:read", "vcs:read", "infra:read"})

@@ -83,13 +83,17 @@ _FOREIGN_SOURCE = AnyOf((
     ("index-url", r"\b(?:extra-)?index-url\s*=\s*[\"']?(\S+?)[\"']?(?:\s|$)"),
 ))
 # a file downloaded, then run (each name the download wrote, looked for after it)
-_DOWNLOADED = re.compile(r"\b(?:curl|wget)\b[^;&|]*\s(?:-o\s*|-[a-z]*o\s+|--output[\s=]+|-O\s+|>\s*)([\w./~-]+)")
+_DOWNLOADED = re.compile(r"\b(?:curl|wget)\b[^;&|]*\s(?:-o\s*|-[a-z]*o\s+|--output[\s=]+|-O\s+|>\s*)(?!\w+://)([\w./~-]+)"
+                         # (wget, and curl -O, name the file after the URL's last part; views
+                         # are lower case, so curl's -o and -O look alike)
+                         r"|\b(?:wget\b(?![^;&|]*\s-[oO]\s)|curl\b[^;&|]*\s-[a-zA-Z]*[oO][a-zA-Z]*\s)[^;&|]*?"
+                         r"\b(?:https?|ftp)://[^\s;&|/]+/(?:[^\s;&|]*/)?([\w.-]+)(?=[\s;&|]|$)")
 _RUNS = r"(?:\b(?:ba|z|da)?sh|\bpython[0-9.]*|\bsource|\bperl|\bnode|\bchmod\s+\S*x\S*|\bdpkg\s+-i|(?<![\w.])\.)\s+(?:-\S+\s+)*(?:\./)?"
 
 
 def _fetched_then_run(view: str) -> bool:
     for m in _DOWNLOADED.finditer(view):
-        name = re.escape(m.group(1).removeprefix("./"))
+        name = re.escape((m.group(1) or m.group(2)).removeprefix("./"))
         if re.search(_RUNS + name + r"(?:\s|$|[;&|])", view[m.end():]):
             return True
     return False
