@@ -9,6 +9,7 @@ to a small depth. A view is lower-case with runs of whitespace collapsed to one 
 
 from __future__ import annotations
 
+import ast
 import base64
 import binascii
 import re
@@ -166,7 +167,7 @@ _B64_RUN = re.compile(r"[A-Za-z0-9+/](?<![A-Za-z0-9+/]{2})[A-Za-z0-9+/]{7,}={0,2
 _B64_URL_RUN = re.compile(r"[A-Za-z0-9_\-](?<![A-Za-z0-9_\-]{2})[A-Za-z0-9_\-]{15,}={0,2}(?![A-Za-z0-9_\-=])")
 _SUBST = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`|<\(([^()]*)\)")
 _INNER = fast_regex(
-    r"\b(?:bash|zsh|ksh|dash|sh|python[0-9.]*|perl|ruby|node|php)\s+-[a-z]*[ce]\s+"
+    r"\b(?:bash|zsh|ksh|dash|sh|python[0-9.]*|perl|ruby|node|php)\s+(?:-[\w/:.=-]+\s+)*?-[a-z]*[ce]\s+"
     r"(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')"
     r"|\beval\s+(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')", re.I | re.S)
 _ASSIGN = re.compile(r"(?:^|[;&|\s(])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?"
@@ -472,6 +473,8 @@ def inner_texts(text: str) -> list[str]:
                 else m.group(1)[3:-3] for m in _PY_STR.finditer(joined)]
     # a lone short word is a key or a name, not code
     found += [lit for lit in literals if len(lit) >= 12 or re.search(r"[\s/.;|&$<>]", lit)]
+    # code in a string is run with its escapes read: exec('a=[]\nwhile 1: ...')
+    found += [lit.replace("\\n", "\n").replace("\\t", " ") for lit in literals if "\\n" in lit]
     if _RUNS_COMMAND.search(joined):  # except the command a shell is given: `run("env", shell=True)`
         found += [m.group(2) for m in _RUNS_COMMAND.finditer(joined)]
     if len(literals) > 1:
@@ -541,6 +544,42 @@ def _without_echoed_text(text: str) -> str:
         "$" in m.group(0) or "`" in m.group(0))) else m.group(1) + " _", text)
 
 
+# sums the shell works out: $((2048*1024)), $(expr 2048 \* 4), `expr 2048`
+_ARITHMETIC = re.compile(r"\$\(\(\s*([\d\s*+\-/()]{1,60}?)\s*\)\)|\$\(\s*expr\s+([\d\s*+\-/()\\]{1,60}?)\s*\)"
+                         r"|`\s*expr\s+([\d\s*+\-/()\\]{1,60}?)\s*`")
+_SUM_PART = re.compile(r"\d{1,12}|[*+\-/()]")
+
+
+def _computed(m: re.Match[str]) -> str:
+    """The sum's value (integers, + - * / and brackets; ** and anything else left as written)."""
+    text = (m.group(1) or m.group(2) or m.group(3) or "").replace("\\", "")
+    if "**" in text or not text.strip():
+        return m.group(0)
+    try:
+        tree = ast.parse(" ".join(_SUM_PART.findall(text)), mode="eval")
+        value = _sum_value(tree.body)
+    except (SyntaxError, ValueError, ZeroDivisionError, RecursionError):
+        return m.group(0)
+    return str(value) if abs(value) < 10 ** 30 else m.group(0)
+
+
+def _sum_value(node: ast.AST) -> int:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_sum_value(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        a, b = _sum_value(node.left), _sum_value(node.right)
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Sub):
+            return a - b
+        if isinstance(node.op, ast.Mult):
+            return a * b
+        return a // b
+    raise ValueError("not a sum")
+
+
 _SHELL_SYNTAX = re.compile(r"[\"'\\$`~]")  # what makes the shell read a text other than as written
 
 
@@ -552,7 +591,7 @@ def _forms(raw: str) -> list[str]:
         raw = raw.replace("\\\n", " ").replace("\n", " ; ")
     forms = [raw]
     if _SHELL_SYNTAX.search(raw):
-        echoed = _ECHO_SUBST.sub(lambda m: m.group(1) or m.group(2) or "", raw) \
+        echoed = _ARITHMETIC.sub(_computed, _ECHO_SUBST.sub(lambda m: m.group(1) or m.group(2) or "", raw)) \
             if "$(" in raw or "`" in raw else raw
         plain = unquoted(raw)
         substituted = substitute_vars(raw)

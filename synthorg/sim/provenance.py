@@ -75,7 +75,9 @@ def _git(*args: str) -> str | None:
     if not (_SOURCE / ".git").exists():
         return None
     try:
-        done = subprocess.run(["git", "-C", str(_SOURCE), *args], capture_output=True,
+        # (--no-optional-locks: `status` would otherwise take the checkout's index.lock to
+        # refresh it, and a run killed meanwhile would leave the lock to block the user's git)
+        done = subprocess.run(["git", "--no-optional-locks", "-C", str(_SOURCE), *args], capture_output=True,
                               text=True, timeout=5, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None

@@ -37,6 +37,7 @@ _DESTRUCTIVE = [
                 r"|\bdelete\s+from\s+[\w\"`.]+\s+where\s+(?:1\s*=\s*1|true|1|'1'\s*=\s*'1'|\d+\s*>\s*0)\s*(?:;|$)"
                 r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).)*(?:;|$)"
                 r"|\bdelete\s+\w+\s*$|\bdropdatabase\b|\bflushall\b|\bflushdb\b"
+                r"|\bdelete\s+from\s+sqlite_(?:master|schema)\b|\bupdate\s+sqlite_(?:master|schema)\b"
                 r"|\.drop\(\)|\bdeletemany\(\s*\{\s*\}\s*\)|\bremove\(\s*\{\s*\}\s*\)|\.drop_database\(|\bdrop_collection\("
                 # a WHERE that holds for every row: a column equal to itself, LIKE '%', OR TRUE,
                 # the table's own ids

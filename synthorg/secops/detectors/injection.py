@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import _PROSE
-from synthorg.secops.detectors.patterns import finding
+from synthorg.secops.detectors.patterns import REPORTING_WORDS, finding
 from synthorg.secops.messages import _INJECTED, ORDER, injected_marker
 from synthorg.secops.normalise import fast_regex, words
 
@@ -31,10 +31,10 @@ _INJECTION_MARK = fast_regex(
     # orders to whatever AI reads the text, in the third person or to its role
     r"|\b(?:the\s+)?(?:ai|assistant|agent|bot|llm|model)s?\s+(?:shall|will\s+now|has\s+to|is\s+to|opens|runs|sends|deletes|emails"
     r"|forwards|posts|uploads|grants|disables|adds)\b|\b(?:ai|llm|bot|agent)\s+reviewers?\s*:|\breviewer\s+bots?\s*:"
-    r"|\btodo\s*\(\s*(?:ai|agent|bot|llm|assistant|copilot)\s*\)|\(\s*(?:agente|agent|ki|ia|ai|assistant|assistente)\s*:"
+    r"|\b(?:todo|note|fixme|hack|xxx|nb)\s*\(\s*(?:ai|ai-agent|agents?|bot|llm|assistant|copilot)\s*\)|\(\s*(?:agente|agent|ki|ia|ai|assistant|assistente)\s*:"
     r"|\bagents?\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing)\s+this\b"
     r"|@(?:ai|ai-agent|agent|bot|assistant|copilot|claude|gpt)\b"
-    r"|\b(?:all|any|every)\s+agents?\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|agents?|assistants?)\b|\[(?:assistant|agent|ai)[-_ ]?directive\]"
+    r"|\b(?:all|any|every)\s+agents?\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|agents?|assistants?)\b|\[(?:assistant|agents?|ai|llm|bot)[-_ ]?(?:directive|instructions?|note|task|order)s?\]"
     r"|\b(?:important|instructions?)\s+for\s+(?:ai|agents?|assistants?)\b|\bai\s+(?:engineers|reviewers|systems|agents|assistants)\b[^.\n]{0,40}"
     r"(?:must|should|:)|\bpre-?approved\b|\bstanding\s+order\b|\bnever\s+ask\s+for\s+approval\b|\bwithout\s+checking\s+with\s+anyone\b", re.M)
 # text from an untrusted source, quoted in the task: what it asks for is the source's wish, not
@@ -113,6 +113,8 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
         task[:mark.start()]))
     kind = _same_kind(call, after)
     shared = len([w for w in rare if w in joined]) + kind + (kind and _target_named(call, after))
+    if call.action_type in ("comms:message", "comms:email") and REPORTING_WORDS.search(joined):
+        return  # (a message that names the instruction to report it)
     if shared >= 2 or (
             shared  # a word of the order carried out (a call doing the real task shares none)
             and injected_marker(task)  # (not "before you start, run the tests")
@@ -139,7 +141,7 @@ def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: r
 
 
 _ORDER_KINDS = (
-    (re.compile(r"\b(?:delete|remove|wipe|erase|drop|truncate|purge|rm)\b"), ("fs:delete", "db:query")),
+    (re.compile(r"\b(?:delete|remove|wipe|erase|drop|truncate|purge|rm)\b"), ("fs:delete", "db:query", "vcs:write")),
     (re.compile(r"\b(?:e-?mail|send|forward|post|upload|share|message)\b"), ("comms:email", "comms:message", "net:http")),
     (re.compile(r"\b(?:make\s+\S+\s+public|set\s+\S+\s+(?:to\s+)?public|publish)\b"), ("code:shell", "net:http")),
 )
@@ -147,18 +149,26 @@ _ORDER_KINDS = (
 
 def _same_kind(call: ToolCall, order: str) -> int:
     """1 when the call is of the kind the injected order asks for (a delete for "delete ...")."""
-    return int(any(p.search(order) and call.action_type in kinds for p, kinds in _ORDER_KINDS))
+    return int(any(p.search(order) and (call.action_type in kinds or (
+        "fs:delete" in kinds and call.action_type == "code:shell" and _REMOVED.search(call.text("command"))))
+        for p, kinds in _ORDER_KINDS))
 
 
 _DROPPED = re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate(?:\s+table)?|delete\s+from)\s+(?:if\s+exists\s+)?"
                       r"[\"`]?([\w.]+)")
 
 
+_REMOVED = re.compile(r"\brm\s+((?:[^;&|\n]+))")
+
+
 def _target_named(call: ToolCall, order: str) -> int:
     """1 when what the call deletes (a path's last part, a table) is named in the injected
     order: "delete the whole tests directory" and a delete of `tests`."""
-    if call.action_type == "fs:delete":
+    if call.action_type == "fs:delete" and "path" in call.arguments:
         names = [call.text("path").lower().rstrip("/").rsplit("/", 1)[-1]]
+    elif call.action_type in ("fs:delete", "code:shell") and "rm" in call.text("command"):
+        names = [w.rstrip("/").rsplit("/", 1)[-1] for m in _REMOVED.finditer(call.text("command").lower())
+                 for w in m.group(1).split() if not w.startswith("-")]
     elif call.action_type == "db:query":
         names = [m.group(1).rsplit(".", 1)[-1] for m in _DROPPED.finditer(call.text("query").lower())]
     else:

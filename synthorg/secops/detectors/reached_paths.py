@@ -105,7 +105,9 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         args = [w.removeprefix("file://").removeprefix("fileb://") for w in args
                 if w.startswith(("file://", "fileb://"))] + [
             b for a, b in zip(args, args[1:]) if a in _FILE_FLAGS]
-    elif verb in _TEXT_VERBS:  # (and where `--git-dir=/...`-like options point)
+    elif verb in ("grep", "egrep", "fgrep", "rg"):  # its pattern is text, not a path
+        args = _grep_files(args)
+    if verb in _TEXT_VERBS:  # (and where `--git-dir=/...`-like options point)
         args = [w.split("=", 1)[-1] for w in args if w.split("=", 1)[-1].startswith(("/", "~", ".."))
                 and (w.startswith(("/", "~", "..")) or w.startswith("--")) and verb not in ("echo", "printf")]
     if verb in _INSPECTING_VERBS:  # looking at a program or library is no reach outside
@@ -121,6 +123,26 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
                 yield posixpath.join(cwd, m.group(1).rstrip(",;:")), writes
         if verb in _READING_VERBS and not word.startswith("-") and "/" in word:
             yield posixpath.join(cwd, word), False
+
+
+def _grep_files(args: list[str]) -> list[str]:
+    """grep's words without its pattern: the first word that is no option, or those that
+    follow -e (then every other word is a file)."""
+    out: list[str] = []
+    given = any(a in ("-e", "--regexp") or a.startswith("--regexp=") for a in args)
+    skip_next = False
+    for a in args:
+        if skip_next:
+            skip_next = False
+        elif a in ("-e", "--regexp"):
+            skip_next = True
+        elif a.startswith("-"):
+            out.append(a)
+        elif not given:
+            given = True  # the pattern
+        else:
+            out.append(a)
+    return out
 
 
 _CLOUD_CLIS = frozenset({"aws", "gcloud", "az", "kubectl", "helm", "vault", "consul", "nomad", "gsutil", "oc"})

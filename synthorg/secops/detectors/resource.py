@@ -34,8 +34,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("fork()", r"\bfork\(\)[^;]*\bwhile\b|\bwhile\b[^;]*\bfork\(\)"
      r"|\bos\.fork\(\)\s*(?:;|$)|\bwhile\s+(?:true|1)\s*:\s*os\.fork\(\)|\bfor\s*\(\s*;\s*;\s*\)\s*fork"),
     # (`yes | ./setup.sh` answers a script's prompts; written to a file or left running it fills)
-    ("yes", r"(?:^|[\s;&|])yes(?:\s+[^\s|>;&]+)*\s*(?:>|&(?!&)|$|\|\s*(?:tee|cat\s*>|dd\b|(?:gzip|xz|bzip2)\b[^|;&]*>))"
-            r"|(?:^|[\s;&|])yes\s+(?:\$\(|`).*?(?:\)|`)\s*(?:>|&(?!&)|$)"),
+    ("yes", r"(?:^|[\s;&|(])yes(?:\s+[^\s|>;&]+)*\s*(?:>|&(?!&)|$|\|\s*(?:tee|cat\s*>|dd\b|(?:gzip|xz|bzip2)\b[^|;&]*>))"
+            r"|(?:^|[\s;&|(])yes\s+(?:\$\(|`).*?(?:\)|`)\s*(?:>|&(?!&)|$)"),
     ("/dev/zero|/dev/urandom|/dev/random|fallocate|truncate|head -c",  # (an endless device read to its end, unless `head` stops it)
      r"\b(?:tail|sha\d*sum|md5sum|b2sum|cksum|gzip|bzip2|xz|zstd|wc|sort|base64|od|xxd|hexdump|strings|cp)\b"
      r"[^;&|]*\s/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)|\bcat /dev/(?:zero|urandom)\s*>|\bdd if=/dev/(?:zero|urandom|random)\b(?![^;&|]*\bcount=\d{1,4}\b)"

@@ -75,7 +75,7 @@ SQL_PRIVILEGE_PARTS = (
      r"\balter\s+(?:user|role)\b[^;]*\b(?:createdb|bypassrls|replication)\b"
      r"|\bcreate\s+user\s+(?:if\s+not\s+exists\s+)?[\w'\"`@.%-]+\s*(?:with\b|identified\b|password\b|;|$)"),
     ("definer|language|extension|program",
-     r"\bsecurity\s+definer\b|\bcreate\s+(?:or\s+replace\s+)?(?:trusted\s+)?(?:procedural\s+)?language\b"
+     r"\bload_extension\s*\(|\bsecurity\s+definer\b|\bcreate\s+(?:or\s+replace\s+)?(?:trusted\s+)?(?:procedural\s+)?language\b"
      r"|\bcreate\s+extension\b[^;]*\b(?:pl\w+u|dblink|adminpack|file_fdw|http|pg_net|pgsql_http)\b|\bcopy\b[^;]*\b(?:from|to)\s+program\b"
      r"|\bgrant\b[^;]*\bpg_(?:execute_server_program|read_server_files|write_server_files|signal_backend|create_subscription)\b"
      r"|\blanguage\s+['\"]?(?:plpython\w*u|plperlu|pltclu|plsh|c)\b['\"]?"),
