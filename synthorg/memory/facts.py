@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import threading
 from collections.abc import Sequence
@@ -122,10 +123,8 @@ class FactExtractor:
         for future in self._asked.values():
             future.cancel()
         self._asked.clear()
-        try:
+        with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
             asyncio.run_coroutine_threadsafe(self._line.aclose(), self._loop).result(timeout=10)
-        except (concurrent.futures.TimeoutError, RuntimeError):
-            pass
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
         if not self._thread.is_alive():

@@ -186,13 +186,13 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         yield finding("destructive.bulk_update", "sets money or balances to a constant across rows",
                       block=False, tier=RiskTier.high)
         return
-    if call.action_type != "fs:write" and any(_CLOUD_GONE.search(v) for v in views):
-        if not any(_DEV_TARGET.search(v) for v in views):
-            prod = any(re.search(r"prod|backup|--skip-final-snapshot|--force-delete|\$\(|xargs|\bfor\b", v)
-                       for v in views)
-            yield finding("destructive.cloud_resource", "deletes or disables cloud resources, keys or "
-                          "secrets", block=prod, tier=RiskTier.high)
-            return
+    if call.action_type != "fs:write" and any(_CLOUD_GONE.search(v) for v in views) \
+            and not any(_DEV_TARGET.search(v) for v in views):
+        prod = any(re.search(r"prod|backup|--skip-final-snapshot|--force-delete|\$\(|xargs|\bfor\b", v)
+                   for v in views)
+        yield finding("destructive.cloud_resource", "deletes or disables cloud resources, keys or "
+                      "secrets", block=prod, tier=RiskTier.high)
+        return
     if call.action_type != "fs:write" and any(_SERVICE_DOWN.search(v) for v in views) and not any(
             _DEV_TARGET.search(v) for v in views):
         yield finding("destructive.service_down", "stops a service or kills processes by name",

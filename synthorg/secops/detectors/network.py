@@ -211,7 +211,7 @@ def _foreign_source(views: tuple[str, ...], internal: Iterable[str]) -> str | No
         for m in (m for part in _FOREIGN_SOURCE.parts if part.search(v)
                   for m in part.pattern.finditer(v)):
             source = next(g for g in m.groups() if g) if any(m.groups()) else ""
-            hosts = hosts_of(source if "://" in source else "https://" + source.lstrip("ppa:"))
+            hosts = hosts_of(source if "://" in source else "https://" + source.removeprefix("ppa:"))
             if any(not is_internal(h, internal) for h in hosts) or source.startswith("ppa:"):
                 return source[:80]
     return None

@@ -4,6 +4,7 @@ file:// URLs and in SQL that reads or writes files."""
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 from collections.abc import Iterator
@@ -104,7 +105,7 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
     elif verb in _CLOUD_CLIS:  # its names are a cloud's (log groups, scopes); files only by flag
         args = [w.removeprefix("file://").removeprefix("fileb://") for w in args
                 if w.startswith(("file://", "fileb://"))] + [
-            b for a, b in zip(args, args[1:]) if a in _FILE_FLAGS]
+            b for a, b in itertools.pairwise(args) if a in _FILE_FLAGS]
     elif verb in ("grep", "egrep", "fgrep", "rg"):  # its pattern is text, not a path
         args = _grep_files(args)
     if verb in _TEXT_VERBS:  # (and where `--git-dir=/...`-like options point)
