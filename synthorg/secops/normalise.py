@@ -393,11 +393,15 @@ def separators(text: str) -> str:
     return _PWD.sub(".", text)
 
 
+# the shell's ~ (home) starts a word: `~/x`, `~`; "~8s" in prose is no home
+_HOME = re.compile(r"(?<![^\s=:'\"(,;&|<>])~(?=[/\s'\";&|)]|$)")
+
+
 def substitute_vars(text: str) -> str:
     """Shell variables replaced by what the command assigned them (or a known value)."""
     text = separators(text)
     if "$" not in text:
-        return text.replace("~", "/root")
+        return _HOME.sub("/root", text)
     values: dict[str, str] = {}
     for name, value in _ASSIGN.findall(text):
         values[name] = _echoed(value) if value[:1] in "$`" else value.strip("\"'")
@@ -414,7 +418,7 @@ def substitute_vars(text: str) -> str:
         text, n = _VAR.subn(value_of, text)
         if not n:
             break
-    return text.replace("~", "/root")
+    return _HOME.sub("/root", text)
 
 
 def _echoed(value: str) -> str:
@@ -522,7 +526,8 @@ def strip_sql_comments(text: str) -> list[str]:
 
 
 _ECHO_DATA = re.compile(r"\b(echo|printf)\s+(?:-\w+\s+)*(['\"])(?:(?!\2).)*\2")
-_RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:python|perl|ruby|node|eval|source|xargs)"
+_RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:python|perl|ruby|node|eval|source|xargs"
+                        r"|psql|mysql|mariadb|sqlite3|redis-cli|mongo(?:sh)?|clickhouse-client|cqlsh|sqlcmd)"
                         r"|\$\(\s*(?:echo|printf)|`\s*(?:echo|printf)|\beval\b")
 _ECHO_SUBST = re.compile(r"\$\(\s*(?:echo|printf)\s+([^()|`]*?)\s*(?:\|[^()]*)?\)"
                          r"|`\s*(?:echo|printf)\s+([^`|]*?)\s*(?:\|[^`]*)?`")

@@ -15,7 +15,7 @@ from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import LOCAL_URL, is_metadata_host
 
 SECRET_FILE = Hinted(fast_regex(
-    r"(?:\.ssh/(?![\w.-]+\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|authorized_keys|known_hosts|\.aws/(?:credentials|config)"
+    r"(?:\.ssh/(?![\w.*-]+\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|authorized_keys|\.aws/(?:credentials|config)"
     r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
     r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b|credentials\.(?:json|ya?ml|csv|txt)"
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
@@ -23,27 +23,40 @@ SECRET_FILE = Hinted(fast_regex(
     r"|\.(?:pem|p12|pfx|jks|keystore)\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
     r"|(?<![\w.-])\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?(?![\w.-])"
     r"|\.\w*_history\b|\b(?:prod|production|staging|live|secrets?)\.env\b|\.config/(?:google-chrome|chromium)/"
-    r"|\bwallet\.dat\b|\.key(?![\w.-])|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
+    r"|\bwallet\.dat\b|(?<=[\w-])\.key(?![\w.-])|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
     r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
     r"|windows/system32/config/(?:sam|system|security)\b|\bntds\.dit\b"
     r"|\.tfstate\b|\bwp-config\.php\b|\bdebian\.cnf\b|\.my\.cnf\b|\.htpasswd\b|\.keychain(?:-db)?\b)"), (
-    ".ssh|id_|authorized_key|known_hosts|.aws|/etc/|.netrc|.pgpass|.git-credentials|.docker|.kube|"
+    ".ssh|id_|authorized_key|.aws|/etc/|.netrc|.pgpass|.git-credentials|.docker|.kube|"
     "kubeconfig|credentials.|secret|.vault|.npmrc|.pypirc|history|environ|/var/run/secrets|service|"
     ".pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key|.config/gh|.azure|"
     "application_default|/etc/kubernetes|.terraform.d|.boto|.s3cfg|rclone|.password-store|logins|"
     "login data|keyrings|system32|ntds|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain"))
 # commands whose output is a credential: they hand out tokens, keys or secret values
+# what the metadata service says about where a machine is, which holds no credential
+_METADATA_PLACE = re.compile(r"/(?:latest|[\d-]+)/meta-data/(?:placement/(?:availability-zone|region)|instance-(?:id|type)"
+                             r"|local-ipv4|hostname|ami-id)|/computemetadata/v1/instance/(?:zone|id|machine-type|hostname)")
+_METADATA_URL = re.compile(r"//(?:169\.254\.169\.254|metadata\.google\.internal|\[fd00:ec2::254\]|100\.100\.100\.200)"
+                           r"(?::\d+)?(/[^\s\"'`;&|)]*)?")
+
+
+def _only_placement(view: str) -> bool:
+    """Every request to the metadata service asks only where the machine is."""
+    paths = [m.group(1) or "/" for m in _METADATA_URL.finditer(view)]
+    return bool(paths) and all(_METADATA_PLACE.fullmatch(p.rstrip("/")) for p in paths)
+
+
 _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential
     ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b(?![^;&|]*\{\.data\.(?:tls|ca)\\?\.crt\})[^;&|]*\s-o"
                 r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
     ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
-    ("aws ", r"\baws configure (?:get|export-credentials)\b|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"
+    ("aws ", r"\baws configure (?:get\b(?!\s+(?:[\w.-]+\.)?(?:region|output|cli_pager|s3\.\w+|max_attempts|retry_mode)\b)|export-credentials\b)|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"
              r"|get-parameters?\b[^;&|]*--with-decryption|create-access-key)\b"),
     ("print-access|print-identity|get-access-token", r"\bgcloud\b[^;&|]*\bprint-(?:access|identity)-token|\baz account get-access-token\b"),
     ("vault ", r"\bvault (?:kv get|read|token create|print token)\b"),
     ("gh auth", r"\bgh auth token\b|\bgh auth status\b[^;&|]*(?:-t\b|--show-token)"),
-    ("credential", r"\bgit credential(?:-\w+)? (?:fill|get)\b|\bcredential\.helper\b"),
+    ("credential", r"\bgit credential(?:-\w+)? (?:fill|get)\b|\bcredential\.helper\b(?<!--get credential\.helper)(?<!--get-all credential\.helper)"),
     ("docker|podman", r"\b(?:docker|podman) inspect\b[^;&]*(?:\benv\b|\|\s*(?:e?grep|rg|jq)\b[^;&|]*(?:pass|secret|token|key|cred))|\b(?:docker|podman)\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
     ("security |heroku|npm token|op read|op item|doctl auth|vercel env",
      r"\bsecurity (?:find-(?:generic|internet)-password|dump-keychain)\b|\bheroku auth:token\b|\bheroku config\b(?!:set)|\bnpm token (?:list|create)\b"
@@ -232,7 +245,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             yield finding("secrets.credential_command", "runs a command that hands out credentials")
             return
         if _METADATA_HINT.search(v) and any(is_metadata_host(h) for h in hosts_of(v)) and (
-                call.action_type == "net:http" or _FETCHES.search(v)):
+                call.action_type == "net:http" or _FETCHES.search(v)) and not _only_placement(v):
             yield finding("secrets.instance_metadata", "asks the cloud metadata service, which hands "
                           "out the machine's credentials")
             return

@@ -15,8 +15,9 @@ from synthorg.secops.normalise import fast_regex, words
 from synthorg.secops.places import READABLE_PATHS
 
 _SEGMENT = fast_regex(r"\|\||&&|[;|&\n]|\$\(|\)|`")
-_PATHLIKE = fast_regex(r"(?:^|(?<=[\s=>(,\[\"']))(~?/[^\s\"'`;|&<>(),\]]*|\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?"
+_PATHLIKE = fast_regex(r"(?:^|(?<=[\s=>(,\[\"']))(~?/(?!/\d)[^\s\"'`;|&<>(),\]]*|\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?"
                        r"|(?:[\w.\-]+/)+\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?)")
+_DIVISION = re.compile(r"//?\d")  # `x // 2**20` in code, not a path
 _REDIRECT = fast_regex(r"(?:\d?>>?|>\|)\s*([^\s;|&]+)")
 
 
@@ -90,7 +91,7 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
     verb = segment[0]
     if commands_only and verb.rsplit("/", 1)[-1] not in _COMMANDS:
         return
-    if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS):
+    if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS) and not _DIVISION.match(verb):
         yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
     writes = verb in _WRITING_VERBS or verb.endswith("rm")
     args = segment[1:]

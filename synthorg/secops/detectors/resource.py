@@ -55,7 +55,7 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\b\d+\s*\*\*\s*(?:\d{7,}|\d+\s*\*\*\s*\d+)"),
     ("xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|stress|ulimit",
      r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|ssl)|\bcryptonight\b|\bnicehash\b|\bethminer\b"
-     r"|\bstress(?:-ng)?\b(?:[^;&|]*--(?:cpu|vm|io|hdd)[= ]?(?:0\b|\d{2,})|[^;&|]*--timeout[= ]?0\b|(?![^;&|]*--timeout))"
+     r"|\bstress(?:-ng)?\b(?:[^;&|]*--(?:cpu|vm|io|hdd)[= ]?(?:0\b|\d{2,})|[^;&|]*--timeout[= ]?0\b|(?![^;&|]*--(?:timeout|version|help)\b)(?!\s+-[vVh]\s*(?:$|[;&|])))"
      r"|\bulimit\s+(?:-\w+\s+)*-[a-z]*[uvmsnlxit][a-z]*\s+unlimited"),  # (not -c: core dumps)
     # fleets: hundreds of replicas or machines started at once
     ("replicas|count|max-count|num-nodes|capacity|max-size|parallel|seq ",
