@@ -413,6 +413,10 @@ def substitute_vars(text: str) -> str:
         if cut:
             start = int(cut.group(1))
             return value[start:start + int(cut.group(2))] if cut.group(2) else value[start:]
+        swap = _REPLACE.match(m.group(0))  # ${p//_//}: every _ made a /
+        if swap and swap.group(2):
+            old, new = swap.group(2), swap.group(3) or ""
+            return value.replace(old, new) if swap.group(1) else value.replace(old, new, 1)
         return value
     for _ in range(3):  # variables made of variables
         text, n = _VAR.subn(value_of, text)
@@ -469,7 +473,7 @@ def inner_texts(text: str) -> list[str]:
                   for i, g in enumerate(m.groups()) if g]
     if not _LOOKS_LIKE_CODE.search(text):
         return found  # a shell line: its quoted words are data, not code
-    joined = _PY_CONCAT.sub("", text)
+    joined = _PY_CONCAT.sub("", _EMPTY_JOIN.sub(_joined_literals, text) if ".join(" in text else text)
     dotted = _attributes(joined)  # getattr(__import__('os'), 'system') read as os.system
     if dotted != text:
         found.append(dotted)  # 'OPENAI_AP' + 'I_KEY' read as the one string it makes
@@ -491,6 +495,14 @@ def inner_texts(text: str) -> list[str]:
 
 _IMPORTED = re.compile(r"""(?:__import__|importlib\.import_module|import_module)\(\s*[rbuf]{0,2}(["'])([\w.]+)\1\s*\)""")
 _GETATTR = re.compile(r"""\bgetattr\(\s*([\w.]+)\s*,\s*[rbuf]{0,2}(["'])(\w+)\2\s*(?:,[^()]*)?\)""")
+
+
+_EMPTY_JOIN = re.compile(r"""(["'])\1\.join\(\s*[\[(]((?:\s*[rbuf]?(?:"[^"\\]*"|'[^'\\]*')\s*,?)+)\s*[\])]\s*\)""")
+_LITERAL_PART = re.compile(r"""[rbuf]?(?:"([^"\\]*)"|'([^'\\]*)')""")
+
+
+def _joined_literals(m: re.Match[str]) -> str:
+    return "'" + "".join(a or b for a, b in _LITERAL_PART.findall(m.group(2))) + "'"
 
 
 def _attributes(text: str) -> str:
@@ -555,6 +567,22 @@ _ARITHMETIC = re.compile(r"\$\(\(\s*([\d\s*+\-/()]{1,60}?)\s*\)\)|\$\(\s*expr\s+
 _SUM_PART = re.compile(r"\d{1,12}|[*+\-/()]")
 
 
+_ECHO_DECODED = re.compile(r"\|\s*base64\s+(?:-d|--decode|-D)\b")
+
+
+def _echo_output(m: re.Match[str]) -> str:
+    """What `$(echo X)` gives: X, or X decoded when it is piped through `base64 -d` (a blob
+    too short to be looked for on its own: `$(echo c3Vkbw==|base64 -d)` is sudo)."""
+    said = m.group(1) or m.group(2) or ""
+    if _ECHO_DECODED.search(m.group(0)):
+        try:
+            plain = base64.b64decode(said.strip("'\" "), validate=True).decode()
+        except (binascii.Error, ValueError):
+            return said
+        return plain if plain.isprintable() else said
+    return said
+
+
 def _computed(m: re.Match[str]) -> str:
     """The sum's value (integers, + - * / and brackets; ** and anything else left as written)."""
     text = (m.group(1) or m.group(2) or m.group(3) or "").replace("\\", "")
@@ -596,7 +624,7 @@ def _forms(raw: str) -> list[str]:
         raw = raw.replace("\\\n", " ").replace("\n", " ; ")
     forms = [raw]
     if _SHELL_SYNTAX.search(raw):
-        echoed = _ARITHMETIC.sub(_computed, _ECHO_SUBST.sub(lambda m: m.group(1) or m.group(2) or "", raw)) \
+        echoed = _ARITHMETIC.sub(_computed, _ECHO_SUBST.sub(_echo_output, raw)) \
             if "$(" in raw or "`" in raw else raw
         plain = unquoted(raw)
         substituted = substitute_vars(raw)
@@ -604,6 +632,11 @@ def _forms(raw: str) -> list[str]:
                   plain if echoed == raw else unquoted(echoed)]
     forms += [_GIT_OPTIONS.sub("git ", f) for f in forms  # `git -C repo push` is `git push`
               if "git" in f and _GIT_OPTIONS.search(f)]
+    if "alias." in raw:  # git -c alias.sync='push --force' sync: the alias is what runs
+        forms += [_git_aliased(f) for f in forms if "alias." in f]
+    if "{" in raw and "," in raw:
+        forms += [_BRACE_COMMAND.sub(lambda m: m.group(1).replace(",", " "), f) for f in forms
+                  if _BRACE_COMMAND.search(f)]
     if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or (
             "--" in raw and _SQL_WORDS.search(raw)):  # (--WHERE in SQL; --if-exists in a shell)
         forms += strip_sql_comments(raw)  # only text with comments has anything to strip
@@ -613,6 +646,19 @@ def _forms(raw: str) -> list[str]:
         forms.append(_SQL_CONCAT.sub("", _SQL_CHR.sub(
             lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw)))
     return forms
+
+
+_BRACE_COMMAND = re.compile(r"(?:^|(?<=[;&|(`]))\s*\{([^{}\s,]+(?:,[^{}\s,]*)+)\}")
+_GIT_ALIAS = re.compile(r"-c\s+alias\.([\w-]+)=(\"[^\"]*\"|'[^']*'|\S+)")
+
+
+def _git_aliased(text: str) -> str:
+    aliases = _GIT_ALIAS.findall(text)
+    text = _GIT_ALIAS.sub("", text)
+    for name, value in aliases:
+        text = re.sub(rf"(\bgit\b.*?\s){re.escape(name)}\b", lambda m, v=value.strip("\"'"): m.group(1) + v,
+                      text, count=1)
+    return text
 
 
 # git's options before its command: where it runs, its settings, no pager
@@ -645,6 +691,7 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
 
 _REV = re.compile(r"\brev\b")
 _DECODED_TO_SHELL = re.compile(r"(?:base64\s+(?:-\w*d\w*|--decode)|xxd\s+-r|\bbase32\s+-d)[\s\S]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b")
+_REPLACE = re.compile(r"\$\{\w+/(/?)([^/}]*)(?:/([^}]*))?\}")
 _SUBSTRING = re.compile(r"\$\{\w+:(\d+)(?::(\d+))?\}")
 _ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _QUOTED = re.compile(r"([\"'])((?:(?!\1)[^\\\n])*)\1")

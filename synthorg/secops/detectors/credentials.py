@@ -48,7 +48,7 @@ def _only_placement(view: str) -> bool:
 
 
 _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential
-    ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b(?![^;&|]*\{\.data\.(?:tls|ca)\\?\.crt\})[^;&|]*\s-o"
+    ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b(?![^;&|]*\{\.data\.(?:tls|ca)\\?\.crt\})(?![^;&|]*\s-o\s*(?:name\b|custom-columns=(?![^;&|]*\.data)))[^;&|]*\s-o"
                 r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
     ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
     ("aws ", r"\baws configure (?:get\b(?!\s+(?:[\w.-]+\.)?(?:region|output|cli_pager|s3\.\w+|max_attempts|retry_mode)\b)|export-credentials\b)|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"

@@ -18,7 +18,7 @@ READ_ONLY_ROLE = r"\w*(?:_ro|readonly|read_only|reporting|analyst|viewer|reader)
 # `password_hash`), so `token_expires_at` or `password_reset_requested_at` are not
 _SECRET_COLUMN = fast_regex(
     r"(?:\w+_)?(?:password|passwd|pwd|passphrase|secret|token|api_?key|apikey|private_?key|credentials?"
-    r"|authentication_string|ssn|social_security_number|card_number|cc_number|pan|cvv2?|cvc|totp_seed"
+    r"|authentication_string|rolpassword|usesysid_password|ssn|social_security_number|card_number|cc_number|pan|cvv2?|cvc|totp_seed"
     r"|otp_secret|mfa_secret|pin_code)(?:_?hash|_digest|_enc(?:rypted)?|_plain(?:text)?|s)?")
 _SECRET_TABLE = fast_regex(r"(?:\w+_)?(?:tokens?|secrets?|credentials?|passwords?|api_?keys?|"
                            r"private_keys?)|pg_shadow|pg_authid|mysql\.user|sys\.sql_logins|dba_users"
@@ -29,7 +29,7 @@ _SQL_SELECT = fast_regex(r"\bselect\s+(.*?)\s+from\s+([\w.$\"`]+)")
 def selects_secrets(view: str) -> bool:
     """A SELECT that returns a secret column, or every column of a table of secrets."""
     for m in _SQL_SELECT.finditer(view):
-        table = m.group(2).strip("\"`")
+        table = m.group(2).strip("\"`").removeprefix("pg_catalog.")
         if _SECRET_TABLE.fullmatch(table) and table.split(".")[0] in ("pg_shadow", "pg_authid",
                                                                          "mysql", "sys", "dba_users"):
             return True
@@ -102,7 +102,7 @@ SQL_PRIVILEGE_PARTS = (
 # (hints, pattern) parts of the resource family (resource.py): sleeps, huge series, joins without end
 SQL_ABUSE_PARTS = (
     ("sleep(|benchmark(|generate_series",
-     r"\bpg_sleep\(\s*\d{3,}|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+\s*,\s*\d{9,}"),
+     r"\bpg_sleep\(\s*\d{3,}|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+(?:::\w+)?\s*,\s*\(?\s*(?:\d{9,}|10\s*\^\s*(?:9|\d{2,})|\d+e(?:9|\d{2,}))"),
     ("cross|from|recursive", r"\bcross\s+join\b[^;]*\bcross\s+join\b|\bfrom\s+\w+(?:\s+\w+)?\s*,\s*\w+(?:\s+\w+)?\s*,\s*\w+"
      r"|\bwith\s+recursive\b(?![^;]*\b(?:where|limit)\b)"),
 )
