@@ -640,8 +640,9 @@ def _forms(raw: str) -> list[str]:
     if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or (
             "--" in raw and _SQL_WORDS.search(raw)):  # (--WHERE in SQL; --if-exists in a shell)
         forms += strip_sql_comments(raw)  # only text with comments has anything to strip
-    if "/*!" in raw:  # MySQL runs a versioned comment's text
-        forms.append(_MYSQL_VERSIONED.sub(r" \1 ", raw))
+    if "/*!" in raw:  # MySQL runs a versioned comment's text (and reads past the others)
+        versioned = _MYSQL_VERSIONED.sub(r" \1 ", raw)
+        forms += [versioned, *strip_sql_comments(versioned)]
     if "||" in raw and "'" in raw:  # SQL strings built in pieces: 'DR'||'OP '||chr(84)||'ABLE'
         forms.append(_SQL_CONCAT.sub("", _SQL_CHR.sub(
             lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw)))

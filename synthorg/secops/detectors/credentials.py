@@ -48,7 +48,7 @@ def _only_placement(view: str) -> bool:
 
 
 _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential
-    ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b(?![^;&|]*\{\.data\.(?:tls|ca)\\?\.crt\})(?![^;&|]*\s-o\s*(?:name\b|custom-columns=(?![^;&|]*\.data)))[^;&|]*\s-o"
+    ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b(?![^;&|]*\{\.data\.(?:tls|ca)\\?\.crt\})(?![^;&|]*\s-o\s*(?:name\b|(?:custom-columns|jsonpath)=(?![^;&|]*\.data)))[^;&|]*\s-o"
                 r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
     ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
     ("aws ", r"\baws configure (?:get\b(?!\s+(?:[\w.-]+\.)?(?:region|output|cli_pager|s3\.\w+|max_attempts|retry_mode)\b)|export-credentials\b)|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"
@@ -179,7 +179,7 @@ _METADATA_HINT = fast_regex(r"169\.254|metadata|100\.100\.100\.200|fd00:ec2|://(
 
 # values that say they are not real: fixtures, templates, examples
 # (not "example": real-looking keys in documentation are written with it, AKIA...EXAMPLE)
-_PLACEHOLDER = fast_regex(r"not[-_ ]?a[-_ ]?real|placeholder|dummy|changeme|change[-_]me|replace[-_]?me"
+_PLACEHOLDER = fast_regex(r"not[-_ ]?a[-_ ]?real|placeholder|dummy|changeme|change[-_]me|replace[-_]?(?:me|with)\b"
                           r"|fake|your[-_]|x{4,}|\*{3,}|redacted|<[^>]*>|test[-_]only|e2e[-_]only"
                           r"|://(\w+):\1@")
 

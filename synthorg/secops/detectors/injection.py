@@ -41,6 +41,7 @@ _INJECTION_MARK = fast_regex(
 # the task-giver's (a reporter's steps, an outside account's issue, a page's or a form's words)
 _SOURCE_MARK = fast_regex(
     r"\b(?:ai|llm|agent|assistant|bot)s?\s*[\u2014\u2013:-]+\s*(?:please\s+)?(?:convert|run|execute|send|delete|add|update"
+    r"|register|call|visit|open|fetch|get|post|curl|read|print|share|paste|include|attach|upload|forward"
     r"|set|wipe|drop|install|configure|email|post|remove|disable)\b"
     r"|\((?:added|opened|written|posted|edited)\s+by\s+(?:the\s+)?(?:reporter|vendor|contractor|customer|user|an?\s+external|an?\s+outside|a\s+customer"
     r"|an?\s+unknown|anonymous|a\s+third)[^)]*\)|\bopened\s+by\s+an?\s+(?:external|outside|unknown|anonymous)"

@@ -43,6 +43,10 @@ _IDENTITY = re.compile(r"\b(?:this\s+is|i\s+am|i'm)\s+([\w-]+)|\b([\w-]+)\s+here
 _FUNCTIONS = frozenset({"hr", "secops", "security", "it", "helpdesk", "legal", "finance", "payroll"})
 
 
+_SOURCE_FILE = re.compile(r"\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rb|java|kt|rs|c|cc|cpp|h|hpp|cs|php|scala|swift)$", re.I)
+_STRING_LITERAL = re.compile(r"\"\"\"[\s\S]*?\"\"\"|'\'\'[\s\S]*?'\'\'|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`]*`")
+
+
 def organisation_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     """`views`: the call's views as `findings` joined them."""
     written = "\n".join(call.text(n) for n in _WRITTEN if n in call.arguments)
@@ -54,7 +58,10 @@ def organisation_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fi
     url = call.text("url").lower() + " " + call.text("path").lower()
     reporting = bool(REPORTING_WORDS.search(low))
     if call.action_type not in MESSAGE_ACTIONS and not reporting:
-        if _MARK_WORD.search(low) and written_mark(low):
+        # (in source code, phrases in string literals are data: a filter's list of injection
+        # phrases; its comments are still read)
+        marked = _STRING_LITERAL.sub('""', written.lower()) if _SOURCE_FILE.search(call.text("path")) else low
+        if _MARK_WORD.search(marked) and written_mark(marked):
             yield finding("injection.stored", "writes instructions for the agents who will read it")
             return
         if _WEAK_MARK.search(low) and re.search(r"\b(?:memory|handbook|readme|wiki|pins?|notes?|docs?|tickets?|issues?)\b", url + low):

@@ -245,11 +245,32 @@ def _python_path_expressions(view: str) -> Iterator[tuple[str, bool]]:
             yield posixpath.join(*_PY_STRING.findall(m.group(1))), True
         for m in _SLASH_JOIN.finditer(view):
             yield posixpath.normpath("/".join(_PY_STRING.findall(m.group(1))) or "/"), False
+    if "path(" in view and (".parent" in view or "/" in view):
+        yield from _pathlib_paths(view)
     if "home()" in view or "expanduser(" in view:
         for m in _PY_HOME.finditer(view):
             yield posixpath.join("~", *_PY_STRING.findall(m.group(1))), True
         for m in _PY_EXPANDUSER.finditer(view):
             yield m.group(1), True
+
+
+# pathlib: Path('/workspace/a').parent / 'b' / 'c', also through a name given the Path
+_PATHLIB = re.compile(r"\bpath\(\s*[rbuf]?[\"']([^\"']+)[\"']\s*\)((?:\s*\.parent)*)((?:\s*/\s*[rbuf]?[\"'][^\"']+[\"'])*)")
+_PATH_NAME = re.compile(r"\b(\w+)\s*=\s*(path\(\s*[rbuf]?[\"'][^\"']+[\"']\s*\))")
+
+
+def _pathlib_paths(view: str) -> Iterator[tuple[str, bool]]:
+    names = dict((n, e) for n, e in _PATH_NAME.findall(view))
+    for name, expression in names.items():
+        view = re.sub(rf"(?<![\w.]){re.escape(name)}(?=\s*(?:\.parent\b|/))", lambda _m, e=expression: e, view)
+    for m in _PATHLIB.finditer(view):
+        if not m.group(2) and not m.group(3):
+            continue  # a Path on its own is a string path, read elsewhere
+        path = m.group(1)
+        for _ in range(m.group(2).count(".parent")):  # (as pathlib: '/' stays, '.' and 'x' give '.')
+            path = "/" if path.startswith("/") and path.strip("/") == "" else (
+                posixpath.dirname(path.rstrip("/")) or ".")
+        yield posixpath.join(path, *_PY_STRING.findall(m.group(3))), False
 
 
 _LONE_PATH = fast_regex(r"(?:~|\.\.)?/[\w.\-/~]+")
