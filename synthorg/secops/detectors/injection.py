@@ -30,7 +30,9 @@ _INJECTION_MARK = fast_regex(
     r"|steps?)\s*:"
     # orders to whatever AI reads the text, in the third person or to its role
     r"|\b(?:the\s+)?(?:ai|assistant|agent|bot|llm|model)s?\s+(?:shall|will\s+now|has\s+to|is\s+to|opens|runs|sends|deletes|emails"
-    r"|forwards|posts|uploads|grants|disables|adds)\b|\b(?:ai|llm|bot|agent)\s+reviewers?\s*:|\breviewer\s+bots?\s*:"
+    r"|forwards|posts|uploads|grants|disables|adds)\b|\b(?:ai|llm|bot|agent)[\s-]+reviewers?\s*:|\breviewer\s+bots?\s*:"
+    r"|\b(?:ai|llm)[\s-]+(?:[\w-]+\s+)?(?:reviewers?|codegen|writers?|assistants?|agents?|bots?|systems?|tools?|helpers?|coders?"
+    r"|models?|copilots?)\s*[:,]"
     r"|\b(?:todo|note|fixme|hack|xxx|nb)\s*\(\s*(?:ai|ai-agent|agents?|bot|llm|assistant|copilot)\s*\)|\(\s*(?:agente|agent|ki|ia|ai|assistant|assistente)\s*:"
     r"|\bagents?\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing)\s+this\b"
     r"|@(?:ai|ai-agent|agent|bot|assistant|copilot|claude|gpt)\b"
@@ -101,8 +103,12 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     found += [t for q in found if q[:1] in "`\"'" for t in _PAYLOAD_TOKEN.findall(q[1:-1])]
     tokens = {t.strip("`\"'").rstrip(".,;:") for t in found}
     tokens = {t for t in tokens if len(t) >= 5}
+    own = task[:task.rfind("\n", 0, mark.start()) + 1]  # the lines before the marker's
+    tokens = {t for t in tokens if "@" in t or "://" in t or t not in own}
     joined = "\n".join(views)
     hits = [t for t in tokens if t in joined or " ".join(t.split()) in joined]
+    if hits and _reports(call, joined, hits):
+        return
     if hits:
         # written down in prose or told to a colleague, it may be the injection reported
         reported = call.action_type in ("fs:write", "comms:message", "comms:email") and (
@@ -125,6 +131,16 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
             and call.action_type not in _LOOKING):
         yield finding("injection.task_instruction", "follows words of an instruction injected into "
                       "the task's text", block=False, tier=RiskTier.high)
+
+
+def _reports(call: ToolCall, joined: str, hits: list[str]) -> bool:
+    """A message or note that names what the injected text asked in order to report it,
+    not sent to where the text asked."""
+    if not (call.action_type in ("comms:message", "comms:email") or (
+            call.action_type == "fs:write" and _PROSE.search(call.text("path")))):
+        return False
+    to = call.text("to").lower()
+    return bool(REPORTING_WORDS.search(joined)) and not any(h in to for h in hits)
 
 
 def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: re.Match[str]

@@ -10,7 +10,7 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
 from synthorg.secops.detectors.network import personal_mailbox
-from synthorg.secops.detectors.patterns import finding
+from synthorg.secops.detectors.patterns import REPORTING_WORDS, finding
 from synthorg.secops.messages import (
     asks_privilege,
     asks_secret,
@@ -38,7 +38,7 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
     relay = relayed_injection(raw)
     if relay is not None:
         yield finding("injection.relayed", "passes on an injected instruction to its readers",
-                      block=relay == "order", tier=RiskTier.high)
+                      block=relay == "order" and not REPORTING_WORDS.search(raw.lower()), tier=RiskTier.high)
         return
     to = call.text("to").lower() + " "
     outside = sorted(h for h in hosts_in(to) if not is_internal(h, internal))

@@ -17,7 +17,8 @@ from synthorg.secops.places import hosts_in
 
 # a text that reports an attack rather than making one
 REPORTING_WORDS = fast_regex(r"\b(?:attack\w*|attacker|injection|injected|malicious|suspicious|phishing|attempt\w*|reported"
-                             r"|ignored|blocked|flagged|not\s+(?:act|follow)\w*)\b|\bdid\s*n[o']t\s+(?:run|act|follow|execute)")
+                             r"|ignored|blocked|flagged|planted|refused|declined|not\s+(?:act|follow|done|running|doing|sending|complying)\w*"
+                             r"|won[\u2019']?t)\b|\bdid\s*n[o\u2019']t\s+(?:run|act|follow|execute|do|send|post|comply|obey|reply)")
 
 
 def finding(rule: str, reason: str, block: bool = True, tier: RiskTier = RiskTier.critical) -> Finding:
