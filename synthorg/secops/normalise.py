@@ -619,6 +619,7 @@ _SHELL_SYNTAX = re.compile(r"[\"'\\$`~]")  # what makes the shell read a text ot
 def _forms(raw: str) -> list[str]:
     """`raw` as written and as the shell reads it: variables substituted, quotes and escapes
     removed, echoed substitutions replaced by what they echo, SQL comments stripped."""
+    written = raw  # (a comment ends at its line's end: stripped before lines are joined)
     if "\n" in raw and (raw.startswith("#!") or not _LOOKS_LIKE_CODE.search(raw)):
         # a script's lines are commands of their own (squashed, they would run into each other)
         raw = raw.replace("\\\n", " ").replace("\n", " ; ")
@@ -639,7 +640,7 @@ def _forms(raw: str) -> list[str]:
                   if _BRACE_COMMAND.search(f)]
     if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or (
             "--" in raw and _SQL_WORDS.search(raw)):  # (--WHERE in SQL; --if-exists in a shell)
-        forms += strip_sql_comments(raw)  # only text with comments has anything to strip
+        forms += strip_sql_comments(written)  # only text with comments has anything to strip
     if "/*!" in raw:  # MySQL runs a versioned comment's text (and reads past the others)
         versioned = _MYSQL_VERSIONED.sub(r" \1 ", raw)
         forms += [versioned, *strip_sql_comments(versioned)]
