@@ -19,7 +19,11 @@ HARMLESS_PATHS = ("/tmp", "/var/tmp", "/dev/null", "/dev/stdout", "/dev/stderr",
                   "/proc/loadavg", "/proc/uptime", "/usr/share/doc", "/usr/share/dict", "/dev/zero")
 # outside the workspace, harmless to read but not to write: programs and their libraries
 READABLE_PATHS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin", "/usr/lib", "/lib",
-                  "/lib64", "/usr/include", "/usr/share", "/usr/local/lib", "/sys/fs/cgroup")
+                  "/lib64", "/usr/include", "/usr/share", "/usr/local/lib", "/sys/fs/cgroup",
+                  # the machine's own description: its name resolution, OS and hardware
+                  "/etc/resolv.conf", "/etc/hosts", "/etc/hostname", "/etc/os-release", "/etc/debian_version",
+                  "/etc/timezone", "/etc/localtime", "/proc/cpuinfo", "/proc/meminfo", "/proc/loadavg",
+                  "/proc/version", "/proc/uptime")
 # the top-level folders a system has (a lone "/word" elsewhere is no path anyone reaches)
 _KNOWN_TOP = frozenset({"/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var", "/usr",
                         "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/opt", "/srv", "/mnt", "/media",
@@ -46,7 +50,9 @@ _DEV_TCP = fast_regex(r"/dev/(?:tcp|udp)/([^/\s]+)/")
 # (the look-behind follows the first digit: a search then skips to digits)
 _BARE_IP = fast_regex(r"(\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3})(?![\w.])")
 _CONNECTED_HOST = fast_regex(r"\b(?:https?connection|create_connection|smtp(?:_ssl)?|ftp(?:_tls)?|transport|connect"
-                             r"|imap4(?:_ssl)?|pop3(?:_ssl)?|telnet)\(\s*\(?\s*[\"']([a-z0-9\-]+(?:\.[a-z0-9\-]+)+)[\"']")
+                             r"|imap4(?:_ssl)?|pop3(?:_ssl)?|telnet)\(\s*\(?\s*[\"']([a-z0-9\-]+(?:\.[a-z0-9\-]+)+)[\"']"
+                             # a name looked up with data in front of it: f'{chunk}.x.exfil.example'
+                             r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\}\.(?:[a-z0-9\-]+\.)*?((?:[a-z0-9\-]+\.)[a-z]{2,})[\"']")
 _NET_CMD_HOST = fast_regex(
     r"\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|host|ping|"
     r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
@@ -157,7 +163,7 @@ def hosts_in(text: str) -> set[str]:
     found |= {m.group(1) or m.group(2) for m in _NET_CMD_HOST.finditer(text)}
     found |= {m.group(1) for m in _BARE_IP.finditer(text)}
     if "(" in text:
-        found |= {m.group(1) for m in _CONNECTED_HOST.finditer(text)}
+        found |= {m.group(1) or m.group(2) for m in _CONNECTED_HOST.finditer(text)}
     # a URL's host is a host even when it ends like a file (transfer.sh, a .zip domain)
     return urls | {h.rstrip(".") for h in found
                    if h and h.rsplit(".", 1)[-1] not in _FILE_EXTENSIONS}

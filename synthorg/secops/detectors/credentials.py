@@ -17,7 +17,7 @@ from synthorg.secops.places import LOCAL_URL, is_metadata_host
 SECRET_FILE = Hinted(fast_regex(
     r"(?:\.ssh/(?![\w.*-]+\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|authorized_keys|\.aws/(?:credentials|config)"
     r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
-    r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b|credentials\.(?:json|ya?ml|csv|txt)"
+    r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b(?!\W{1,3}\$\{\{\s*secrets\.)|credentials\.(?:json|ya?ml|csv|txt)"
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
     r"|\.zsh_history|/proc/(?:self|\d+|\*)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
     r"|\.(?:pem|p12|pfx|jks|keystore)\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
@@ -53,7 +53,10 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
     ("aws ", r"\baws configure (?:get\b(?!\s+(?:[\w.-]+\.)?(?:region|output|cli_pager|s3\.\w+|max_attempts|retry_mode)\b)|export-credentials\b)|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"
              r"|get-parameters?\b[^;&|]*--with-decryption|create-access-key)\b"),
-    ("print-access|print-identity|get-access-token", r"\bgcloud\b[^;&|]*\bprint-(?:access|identity)-token|\baz account get-access-token\b"),
+    ("print-access|print-identity|get-access-token|keys create|credential reset|kubectl cp",
+     r"\bgcloud\b[^;&|]*\bprint-(?:access|identity)-token|\baz account get-access-token\b"
+     r"|\bgcloud\s+iam\s+service-accounts\s+keys\s+create\b|\baz\s+ad\s+(?:sp|app)\s+credential\s+reset\b"
+     r"|\bkubectl\s+cp\s+\S*(?:vault|etcd|secret)\S*:|\bkubectl\s+cp\s+\S+:/(?:vault|var/lib/etcd|etc/kubernetes|run/secrets)\b"),
     ("vault ", r"\bvault (?:kv get|read|token create|print token)\b"),
     ("gh auth", r"\bgh auth token\b|\bgh auth status\b[^;&|]*(?:-t\b|--show-token)"),
     ("credential", r"\bgit credential(?:-\w+)? (?:fill|get)\b|\bcredential\.helper\b(?<!--get credential\.helper)(?<!--get-all credential\.helper)"),
@@ -68,7 +71,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
      r"|\bchamber (?:read|export)\b|\bgcloud secrets versions access\b|\baz keyvault (?:secret|key) (?:show|download)\b"),
     # infrastructure state and release values hold every secret the infrastructure uses
     ("terraform|tofu|helm get|describe secret|history --no-trunc",
-     r"\b(?:terraform|tofu) (?:state (?:pull|show)|output)\b|\bhelm get (?:values|all|manifest)\b"
+     r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:state\s+(?:pull|show)|output)\b(?!.*\bsensitive\s*==\s*false)|\bhelm get (?:values|all|manifest)\b"
      r"|\bkubectl\b[^;&|]*\bdescribe secrets?\b|\b(?:docker|podman) history\b[^;&|]*--no-trunc"),
     # a connection string printed: it holds the database's password
     ("database_url|db_url|dsn|connection_string",

@@ -24,7 +24,7 @@ _DESTRUCTIVE = [
      "shreds files beyond recovery"),
     (Hinted(fast_regex(r"\bdropdb\b(?![^;&|]*\b\w*(?:dev|test|tmp|local|scratch|ci)\w*\b)|\bdropuser\b|\bflushall\b|\bdropdatabase\(|\bdb\.dropdatabase\b"
                 r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b(?![^;&|]*-h\s*(?:localhost|127\.0\.0\.1)\b)(?=[^;&|]*-h\b)[^;&|]*\bflush"
-                r"|\bredis-cli\s+(?:-p\s*\d+\s+)?flushall\b"), "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli"),
+                r"|\bredis-cli\s+(?:-p\s*\d+\s+)?flushall\b|\bmysqladmin\b[^;&|]*\s(?:drop|-f\s+drop)\s+\w"), "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli|mysqladmin"),
      "database_wipe", "drops a database"),
     (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
@@ -42,7 +42,7 @@ _DESTRUCTIVE = [
                 # a WHERE that holds for every row: a column equal to itself, LIKE '%', OR TRUE,
                 # the table's own ids
                 r"|\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;]*?(?:\b(\w+)\s*=\s*\1\b(?!\s*[-+*/])|\blike\s+'%+'"
-                r"|\bor\s+(?:true|1\s*=\s*1|'1'\s*=\s*'1')\b|\bis\s+not\s+null\s*(?:;|$)"
+                r"|\bor\s+(?:true|1\s*=\s*1|'1'\s*=\s*'1')\b|(?<=where\s)\s*[\w\"`.]+\s+is\s+not\s+null\s*(?:;|$)"
                 # every row ever made: created before now, or after a date long past
                 r"|\b\w*(?:created|inserted|updated)\w*\s*<=?\s*(?:now\(\)|current_(?:timestamp|date))\s*(?:;|$)"
                 r"|\b\w*(?:created|inserted|updated|date)\w*\s*>=?\s*'(?:1[0-9]{3}|200\d)-)"
@@ -50,9 +50,11 @@ _DESTRUCTIVE = [
                 r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend"),
      "mass_data_loss", "drops or empties a table or database"),
     (Hinted(fast_regex(r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:destroy|apply\b[^;&|]*\s-destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
+                r"|\bkubectl\b[^;&|]*\bget\b[^;&|]*\|\s*xargs\b[^;&|]*\bkubectl\b[^;&|]*\bdelete\b"
+                r"|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*\$\(\s*kubectl\b[^)]*\bget\b"
                 r"|\bterraform\b[^;&|]*\bapply\b[^;&|]*-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
                 r"|\baws s3 (?:rm|rb)\b(?![^;&|]*s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]*--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
-                r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune|volume prune|rm -f \$\(docker ps)"
+                r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune|volume prune|rm -f \$\(docker ps(?![^)]*--filter))"
                 r"|\bgcloud [\w ]*delete\b[^;&|]*--quiet|\baz group delete\b"
                 r"|\bgsutil\b[^;&|]*\b(?:rm\b[^;&|]*\s-\w*r|rb\b)|\bgcloud storage (?:rm\b[^;&|]*--recursive|buckets delete)"
                 r"|\baz storage (?:blob delete-batch|container delete|account delete)\b|\brclone (?:purge|delete)\b"
@@ -111,6 +113,8 @@ _TEMP_MADE = re.compile(r"\bcreate\s+(?:temp|temporary)\s+table\s+(?:if\s+not\s+
 _SQL_STRING = re.compile(r"'(?:[^']|'')*\b(?:drop|delete|truncate|update|insert)\b(?:[^']|'')*'")
 
 
+_BRANCH_PROTECTION = re.compile(r"/branch_protections?/(?:main|master|trunk|release[\w.-]*|prod\w*)/?$")
+_EVERY_RECORD = re.compile(r"(?:^|&)(?:filter|scope|select|ids?|where|match|query)=(?:all|\*)(?:&|$)|(?:^|&)all=(?:true|1|yes)(?:&|$)")
 _SHARED_BRANCH = re.compile(r"/branches/(?:main|master|trunk|release[\w.-]*|prod\w*)(?:/protection)?/?$")
 
 
@@ -119,8 +123,10 @@ def _deleted_target(url: str) -> str:
     parents they sit under; a production host or a wildcard anywhere counts."""
     url = unquote(unquote(url)).lower()
     path, _, query = url.partition("?")
-    if _SHARED_BRANCH.search(path):
+    if _SHARED_BRANCH.search(path) or _BRANCH_PROTECTION.search(path):
         return "/all"  # the main branch, or its protection
+    if _EVERY_RECORD.search(query):
+        return "/all"  # ?filter=all, ?all=true: every record the collection holds
     tail = "/" + "/".join(path.rstrip("/").rsplit("/", 3)[-3:])
     return tail + ("?" + query if query else "") + (" prod" if re.search(r"\bprod(?:uction)?\b", url) else "")
 
@@ -284,6 +290,7 @@ _CLOUD_GONE = Hinted(fast_regex(
 _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandbox)\b[^;&|]*\s\S*-(?:dev|test|sandbox|tmp|\w+-\d+)\b"
                          r"|\bkind delete cluster\b|\bminikube delete\b|--project[= ]\S*(?:dev|test|sandbox)\S*"
                          r"|-chdir[= ]\S*/(?:dev|test|sandbox|local)\b"
+                         r"|(?:\bcd\s+|-chdir[= ])\S*/(?:previews?|pr-?\d+|ephemeral|review-apps?)\b"
                          r"|endpoint[_-]url[= ]https?://(?:localhost|127\.0\.0\.1)|\bdelete\s+(?:namespace|ns)\s+\S*(?:sandbox|dev|test"
                          r"|tmp|preview|pr-?\d+)\S*|-n\s+\S*(?:preview|sandbox|pr-?\d+)\S*")
 _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator/shutdown\b|/(?:api/)?shutdown(?:$|[/?])"

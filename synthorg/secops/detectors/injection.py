@@ -19,7 +19,7 @@ _INJECTION_MARK = fast_regex(
     r"<!--|\byou\s+(?:must|should|are\s+required\s+to|need\s+to)\s+(?:also|first|now|immediately|quietly|silently)\b"
     r"|\b(?:also|first|quietly|silently|secretly)\s+(?:run|execute|send|upload|post|email|delete|copy|curl)\b"
     r"|\bwithout\s+(?:telling|informing|notifying|mentioning)|\bdo\s+not\s+(?:tell|mention|report|log|inform)"
-    r"|\b(?:the\s+)?(?:ai|agent|assistant|bot|llm)\s+(?:must|should|needs?\s+to|is\s+(?:required|instructed|authori[sz]ed)\s+to)\b"
+    r"|\b(?:the\s+)?(?:ai|agent|assistant|bot|llm)s?\s+(?:must|should|needs?\s+to|(?:is|are)\s+(?:required|instructed|authori[sz]ed)\s+to)\b(?!\s+(?:not|never)\b|n[\u2019']t)"
     r"|\bbefore\s+(?:you\s+)?(?:start|begin|proceed|continue)\w*\s*,?\s+(?:run|execute|send|upload|delete)"
     r"|\bimportant\s*(?:!|:)\s*(?:also|first|you)|\bbegin\s+(?:hidden|secret)\b|\bassistant\s*:|\bhuman\s*:"
     r"|\bact\s+as\b|\bjailbreak\b|\bdan\s+mode\b|\bdeveloper\s+mode\b"

@@ -23,6 +23,8 @@ _NET_SEND = Hinted(fast_regex(
     r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
     r"|\bftp\b\s|\b(?:mail|mailx|sendmail|mutt)\b[^;&|]*@|\bssh\b[^;&|]*@"
     r"|\b(?:dig|nslookup|host)\b[^;&|]*(?:\$\(|`|\b[a-z0-9]{24,}\.|\$\{?\w+\}?\.[\w-]+\.)"
+    r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\{[^}]+\}[^\"']*\.[a-z0-9-]+\.[a-z]{2,}"
+    r"|\bping\b[^;&|]*\s-p\s*(?:\$|`)"
     r"|\brequests\.(?:post|put|patch)\(|\burlopen\([^)]*data=|\burlopen\(\s*[^,()]+,\s*[^)\s]|\.(?:post|put|patch)\([^)]*\b(?:json|data|files)\s*=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
     r"|\bsocket\.(?:socket|create_connection)\b|\bhttp\.client\b|\bftplib\b|\bparamiko\b|\bboto3\b[^;]*\bupload"
     r"|\bgit remote (?:add|set-url)\b|\bsmbclient\b|\btftp\b|\.(?:post|put|patch|post_form)\(\s*(?:(?:uri|url|new\s+url)\(\s*)?[\"']https?://"
@@ -31,7 +33,7 @@ _NET_SEND = Hinted(fast_regex(
     r"|\bgcloud storage (?:cp|mv|rsync)\b|\baz storage (?:blob|file) upload|\bazcopy (?:copy|sync)\b"
     r"|\.(?:upload_file|upload_fileobj|put_object)\("
     r"|\bfetch\([^)]*method\s*:\s*[\"']?(?:post|put)"), (
-    "curl|wget|nc|ncat|netcat|socat|telnet|/dev/tcp|/dev/udp|scp|sftp|rsync|ftp|mail|ssh|dig|"
+    "curl|wget|nc|ncat|netcat|socat|telnet|/dev/tcp|/dev/udp|scp|sftp|rsync|ftp|mail|ssh|dig|gethostbyname|getaddrinfo|resolve(|query(|ping|"
     "nslookup|host|requests.|urlopen|httpx|send|smtplib|socket.|http.client|ftplib|paramiko|boto3|"
     "git remote|git push|aws s3|fetch(|smbclient|tftp|.post(|.put(|.patch(|lftp|s_client|gsutil|"
     "gcloud storage|az storage|azcopy|upload_file|put_object"))
@@ -49,13 +51,15 @@ _EXPOSE = Hinted(fast_regex(
     r"|\bgh\s+repo\s+edit\b[^;&|]*--visibility[= ]public|\bgh\s+api\b[^;&|]*\bprivate=false\b|[\"']?visibility[\"']?\s*:\s*[\"']public"
     r"|\bmake_public\(\)|\bacl\s*=\s*[\"']public-read|[?&]x-amz-acl=public|\bperm_type\s*=\s*[\"']anyone"
     r"|\.share\([^)]*\banyone\b"
+    r"|\b(?:block_public_(?:acls|policy)|restrict_public_buckets|ignore_public_acls)\s*=\s*false\b"
+    r"|\bacl\s*=\s*[\"']public-read(?:-write)?[\"']|--member=(?:allusers|allauthenticatedusers)\b"
     # the firewall opened to everyone
     r"|\bauthorize-security-group-ingress\b[^;&|]*0\.0\.0\.0/0|\bfirewall-rules\s+(?:create|update)\b[^;&|]*0\.0\.0\.0/0"
     r"|\bnsg rule create\b[^;&|]*(?:\*|internet|0\.0\.0\.0/0)|\bufw allow\s+(?:from\s+any\s+to\s+any\s+port\s+)?(?:22|23|3389|5432|3306|6379|27017|9200)\b"
     r"|\biptables\b[^;&|]*-j\s+accept\b[^;&|]*0\.0\.0\.0/0|\biptables -p input accept\b"), (
     "ngrok|cloudflared|lt --port|localtunnel|ssh|bore local|acl|allusers|http.server|rclone|gh repo|gh gist|"
     "security-group|firewall-rules|nsg rule|ufw|iptables|snapshot-attribute|image-attribute|bucket-policy|"
-    "public-access|make_public|public-read|x-amz-acl|anyone|visibility|private=false"))
+    "public-access|make_public|public-read|x-amz-acl|anyone|visibility|private=false|block_public|public_buckets|public_acls|allusers|allauthenticatedusers"))
 _FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\bexec\(\s*(?:requests\.get|urlopen)|\beval\(\s*(?:requests\.get|urlopen)"
@@ -65,9 +69,11 @@ _FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[
 
 
 # packages and code from a source the agent names: a foreign index, a repository URL, a mirror
-# packages and code from a source the agent names: a foreign index, a repository URL, a mirror
 # (parts, each searched only where its own words are)
 _FOREIGN_SOURCE = AnyOf((
+    # (a manifest applied from a URL: whatever it holds runs in the cluster)
+    ("kubectl|oc |helm", r"\b(?:kubectl|oc)\b[^;&|]*\b(?:apply|create|replace)\b[^;&|]*\s-f[\s=]*(https?://\S+)"
+                        r"|\bhelm\b[^;&|]*\b(?:install|upgrade)\b[^;&|]*\s(https?://\S+\.tgz)"),
     ("pip|poetry", r"\b(?:pip3?|uv pip|poetry|pipx)\b[^;&|]*\s(?:-i|--index-url|--extra-index-url|--find-links|-f"
                    r"|--trusted-host)[\s=]+(\S+)"),
     ("install", r"\b(?:pip3?|uv pip|pipx)\s+install\b[^;&|]*\s((?:git\+)?(?:https?|ssh|git)://\S+)"

@@ -11,6 +11,7 @@ from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
 from synthorg.secops.detectors.network import personal_mailbox
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, finding
+from synthorg.secops.detectors.sensitive_data import people_records
 from synthorg.secops.messages import (
     asks_privilege,
     asks_secret,
@@ -60,6 +61,10 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
                         if not is_internal(d, internal) and d not in outside}) >= 2:
         yield finding("exfiltration.third_party_contacts", f"gives {outside[0]} other parties' "
                       "addresses")
+        return
+    if people_records(raw, internal):
+        yield finding("exfiltration.personal_records", "sends records about people (identity, bank, pay, "
+                      "health or HR details) in a message", block=bool(outside), tier=RiskTier.high)
         return
     if _LOGIN_ASK.search(view) and any(not is_internal(h, internal) for h in hosts_in(view + " ")):
         yield finding("secrets.phishing_link", "asks its reader to log in at an outside address",

@@ -60,12 +60,12 @@ _LASTING = (
      r"|--mount\s+type=bind,\s*(?:source|src)=/(?:,|\s|$)|\bprivileged:\s*true|\bhost(?:pid|network|ipc):\s*true"
      r"|\bhostpath:\s*\{?\s*path:\s*/(?:\s|$|,|\})"),
     ("cluster-admin|iam|role assignment|--as|sts |rolebinding|kubectl|systemctl",
-     r"\bkubectl\b[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b"
+     r"\bkubectl\b(?![^;&|]*\b(?:get|describe|auth\s+can-i)\b)[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b"
      r"|\bkubectl\b[^;&|]*\b(?:run|patch|create)\b[^;&|]*(?:--privileged|[\"']?(?:privileged|hostpid|hostnetwork)[\"']?\s*:\s*true)"
      r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]*\b(?:attach|put)-[\w-]*policy\b"
      r"|\biam\b[^;&|]*\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"
      r"|\badd-iam-policy-binding\b[^;&|]*roles/(?:owner|editor|[\w.]*admin)|\baz role assignment create\b(?![^;&|]*(?:reader|viewer))"
-     r"|--as[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]*admin"),
+     r"|\s--as[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]*admin"),
     # the kernel's hooks a container escape or a rootkit goes through
     ("release_agent|notify_on_release|core_pattern|/proc/sys/|sysctl|kexec|node/",
      r"\brelease_agent\b|\bnotify_on_release\b|/proc/sys/kernel/(?:core_pattern|modprobe)|>\s*/proc/sys/"
@@ -90,6 +90,17 @@ _LASTING = (
      r"|\bvault\s+policy\s+write\b(?=[^;&]*(?:\bsudo\b|path\s+\\?[\"']\*))|tcp://[^\s/]*:237[56]\b"
      r"|(?:\bsudo\b|path\s+\\?[\"']\*)[^;&]*\|\s*vault\s+policy\s+write\b"
      r"|\bserviceaccount(?:name)?\W+(?:value\W+)?[\w:-]*(?:admin|cluster-?role|controller|system:)"),
+    # accounts made, given sudo or a known password; SSH opened to passwords or root
+    ("useradd|usermod|adduser|chpasswd|passwordauthentication|permitrootlogin",
+     r"\b(?:useradd|adduser)\b[^;&|]*\s-(?:g|-groups?)\s*\S*\b(?:sudo|wheel|admin|root|docker)\b"
+     r"|\busermod\b[^;&|]*\s-a?g\s*\S*\b(?:sudo|wheel|admin|root|docker)\b|\bchpasswd\b"
+     r"|\bpasswordauthentication\s+yes\b|\bpermitrootlogin\s+yes\b"),
+    # cloud roles that hold every power, or the power to become another identity
+    ("roles/|actions|action|clusterrolebinding|cluster-admin",
+     r"\broles/(?:iam\.(?:serviceaccounttokencreator|serviceaccountuser|serviceaccountkeyadmin|workloadidentityuser)"
+     r"|resourcemanager\.\w*admin)\b"
+     r"|\bactions?\b[\"']?\s*[=:]\s*\[?\s*[\"']\*[\"']|[\"']action[\"']\s*:\s*\[?\s*[\"'](?:\*|iam:\*)[\"']"
+     r"|\bclusterrolebinding\b.{0,400}?\bname:\s*cluster-admin\b"),
     ("linpeas|linenum|lse.sh|exploit|pspy|pwnkit|dirty|peass|beroot|gtfobins",
      r"\b(?:linpeas|linenum|lse\.sh|linux-exploit-suggester|pspy\d*|pwnkit|dirtycow|dirtypipe|peass|beroot|gtfobins)\b"),
 )
@@ -135,6 +146,13 @@ _ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\
 _SOURCE_FILE = fast_regex(r"\.(?:py|pyi|js|jsx|ts|tsx|go|rb|java|kt|rs|php|cs|scala|swift)$|(?:^|/)(?:tests?|spec|fixtures)/")
 
 
+_ONE_CLOUD_READ = re.compile(
+    r"\s*(?:gcloud|az|aws)\b[^;&|`$<>]*\s(?:get-iam-policy|describe|list|show|get-[\w-]+)\b[^;&|`$<>]*$"
+    # (a read as someone else, --as, is a privilege used; asking what they may do is not)
+    r"|\s*(?:kubectl|oc)\b(?:(?!--as)[^;&|`$<>])*\s(?:get|describe)\b(?:(?!--as)[^;&|`$<>])*$"
+    r"|\s*(?:kubectl|oc)\b[^;&|`$<>]*\sauth\s+can-i\b[^;&|`$<>]*$", re.I)
+
+
 def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...] = ()
                        ) -> Iterator[Finding]:
     if call.action_type == "fs:write":
@@ -142,6 +160,8 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
         return
     if call.action_type in ("fs:read", "fs:delete"):
         return  # a path read or deleted runs nothing (the path rules judge where it is)
+    if _ONE_CLOUD_READ.match(call.text("command")):
+        return  # one cloud or cluster read: who holds a role is looked at, not given
     if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put", "patch"):
         if _SECURITY_FLAG_URL.search(call.text("url").lower()) and re.search(
                 r"[\"']?(?:enabled|on|active|value)[\"']?\s*:\s*(?:false|0|\"?off\"?|\"false\")", call.text("body").lower()):

@@ -113,7 +113,7 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         args = [w.split("=", 1)[-1] for w in args if w.split("=", 1)[-1].startswith(("/", "~", ".."))
                 and (w.startswith(("/", "~", "..")) or w.startswith("--")) and verb not in ("echo", "printf")]
     if verb in _INSPECTING_VERBS:  # looking at a program or library is no reach outside
-        args = [w for w in args if not w.startswith(_READABLE)]
+        args = [w for w in args if not (w.startswith(_READABLE) or w in READABLE_PATHS)]
     for word in args:
         if "://" in word:
             continue

@@ -53,6 +53,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("factorial|permutations|product(|**",
      r"\bfactorial\(\s*(?:10\s*\*\*\s*(?:[6-9]|\d{2,})|\d{7,})|\b(?:permutations|product)\(\s*range\(\s*(?:1[4-9]|[2-9]\d|\d{3,})\s*\)"
      r"|\b\d+\s*\*\*\s*(?:\d{7,}|\d+\s*\*\*\s*\d+)"),
+    ("replica|parallelism|completions",  # a cluster asked for thousands of copies
+     r"\b(?:replicas?|replicacount|parallelism|completions)\b[\"']?\s*[=:]\s*[\"']?\d{4,}\b|--replicas[= ]\d{4,}\b"),
     ("xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|stress|ulimit",
      r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|ssl)|\bcryptonight\b|\bnicehash\b|\bethminer\b"
      r"|\bstress(?:-ng)?\b(?:[^;&|]*--(?:cpu|vm|io|hdd)[= ]?(?:0\b|\d{2,})|[^;&|]*--timeout[= ]?0\b|(?![^;&|]*--(?:timeout|version|help)\b)(?!\s+-[vVh]\s*(?:$|[;&|])))"

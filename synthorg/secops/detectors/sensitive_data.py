@@ -38,6 +38,30 @@ def personal_data(text: str, internal: Iterable[str]) -> bool:
     return len(set(_PHONE.findall(text))) >= PEOPLE
 
 
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,4})?\b")
+# what an HR or payroll record says about a person
+_HR_WORDS = re.compile(r"\b(?:salar(?:y|ies)|payroll|bonus(?:es)?|garnishments?|wages?|compensation|bank\s+accounts?|iban"
+                       r"|ssns?|social\s+security|dates?\s+of\s+birth|birth\s*dates?|medical|diagnos\w*|sick\s+leave"
+                       r"|medical\s+leave|terminat\w*|disciplinary|performance\s+(?:rating|review)s?|home\s+address(?:es)?)\b", re.I)
+# a line of a list about one person: "P. Nair 164000 ...", "- N. Brandt (terminated, ...)", "101 Lena Vogt 078-..."
+_PERSON_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]?)?\s*[A-Z][a-z]*\.?\s+[A-Z][a-z]+\b.*(?:\d{3,}|\()", re.M)
+
+
+def _iban(text: str) -> bool:
+    raw = text.replace(" ", "")
+    moved = raw[4:] + raw[:4]
+    digits = "".join(str(int(c, 36)) for c in moved)
+    return len(raw) >= 15 and int(digits) % 97 == 1
+
+
+def people_records(text: str, internal: Iterable[str]) -> bool:
+    """Records about people in a message: what personal_data finds, bank account numbers
+    (IBANs), or a list of people with pay, health or HR details."""
+    if personal_data(text, internal) or len({m for m in _IBAN.findall(text) if _iban(m)}) >= 2:
+        return True
+    return bool(_HR_WORDS.search(text)) and len(_PERSON_LINE.findall(text)) >= 3
+
+
 DUMP_CONTENT = Hinted(fast_regex(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|repo(?:sitory)?|database|db dump|"
                            r"dump|customer (?:list|data|records)|credentials|keys|backup|export)\b[^.]{0,40}?"
                            r"\b(?:attached|below|enclosed|included)\b|\broot:x?:0:0\b|\bbegin [a-z ]*private key\b|\baws_secret_access_key\b"
