@@ -66,8 +66,10 @@ _DESTRUCTIVE = [
     (Hinted(fast_regex(r"\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
                 r"|\bvssadmin\b[^;&|]*\bdelete\s+shadows\b|\bwbadmin\b[^;&|]*\bdelete\s+(?:catalog|systemstatebackup|backup)\b"
                 r"|\bwmic\s+shadowcopy\s+delete\b|\bbcdedit\b[^;&|]*\brecoveryenabled\s+no\b"
-                r"|\bkill(?:all)? -9 -1\b|\bos\.kill(?:pg)?\(\s*-1\s*,|\bprocess\.kill\(\s*-1\b|\bkill -(?:9|kill) 1\b|\bkillall5\b|\bpkill -9 -?\.\b|\biptables -f\b|\bcrontab -r\b"
-                r"|\bsysrq\b|\becho [bco] > /proc/sysrq-trigger"), "shutdown|reboot|halt|poweroff|init |systemctl|kill|iptables|crontab -r|sysrq|vssadmin|wbadmin|shadowcopy|bcdedit"),
+                r"|\bremove-item\b[^;&|]*-recurse\b[^;&|]*\s[\"']?[a-z]:\\(?:users|windows|program|\*)"
+                r"|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?:\s|$|users|windows|\*)|\bdel\s+/[fsq](?:\s+/[fsq])*\s+[a-z]:\\(?:\*|users|windows)"
+                r"|\bformat\s+[a-z]:\s*/[qy]|\bkill(?:all)? -9 -1\b|\bos\.kill(?:pg)?\(\s*-1\s*,|\bprocess\.kill\(\s*-1\b|\bkill -(?:9|kill) 1\b|\bkillall5\b|\bpkill -9 -?\.\b|\biptables -f\b|\bcrontab -r\b"
+                r"|\bsysrq\b|\becho [bco] > /proc/sysrq-trigger"), "shutdown|reboot|halt|poweroff|init |systemctl|kill|iptables|crontab -r|sysrq|vssadmin|wbadmin|shadowcopy|bcdedit|remove-item|rd |rmdir |del |format "),
      "system_disruption", "shuts down, kills everything or removes safeguards"),
     (Hinted(fast_regex(r"\bchmod -r 0*00\b|\bchmod -r [0-7]*7 /|\bchown -r \S+ /(?:\s|$)|\bfind / [^;&|]*-delete\b"
                 r"|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /"), "chmod|chown|find /|mv |:>|truncate"),

@@ -34,7 +34,7 @@ _INJECTION_MARK = fast_regex(
     r"|\b(?:ai|llm)[\s-]+(?:[\w-]+\s+)?(?:reviewers?|codegen|writers?|assistants?|agents?|bots?|systems?|tools?|helpers?|coders?"
     r"|models?|copilots?)\s*[:,]"
     r"|\b(?:todo|note|fixme|hack|xxx|nb)\s*\(\s*(?:ai|ai-agent|agents?|bot|llm|assistant|copilot)\s*\)|\(\s*(?:agente|agent|ki|ia|ai|assistant|assistente)\s*:"
-    r"|\bagents?\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing)\s+this\b"
+    r"|\b(?:agents?|bots?|ai|assistants?|llms?|models?)\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing|seeing|parsing)\s+this\b"
     r"|@(?:ai|ai-agent|agent|bot|assistant|copilot|claude|gpt)\b"
     r"|\b(?:all|any|every)\s+agents?\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|agents?|assistants?)\b|\[(?:assistant|agents?|ai|llm|bot)[-_ ]?(?:directive|instructions?|note|task|order)s?\]"
     r"|\b(?:important|instructions?)\s+for\s+(?:ai|agents?|assistants?)\b|\bai\s+(?:engineers|reviewers|systems|agents|assistants)\b[^.\n]{0,40}"
