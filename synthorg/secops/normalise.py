@@ -541,6 +541,8 @@ _ECHO_DATA = re.compile(r"\b(echo|printf)\s+(?:-\w+\s+)*(['\"])(?:(?!\2).)*\2")
 _RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:python|perl|ruby|node|eval|source|xargs"
                         r"|psql|mysql|mariadb|sqlite3|redis-cli|mongo(?:sh)?|clickhouse-client|cqlsh|sqlcmd)"
                         r"|\$\(\s*(?:echo|printf)|`\s*(?:echo|printf)|\beval\b")
+# echoed into a file that is then run: printf '...' > t.sh && chmod +x t.sh && ./t.sh
+_WRITTEN_THEN_RUN = re.compile(r">\s*(?:\./)?([\w.-]+)\b.*?(?:\b(?:ba|z|da)?sh\s+|\bsource\s+|(?<![\w.])\.\s+|\./)(?:\./)?\1\b", re.S)
 _ECHO_SUBST = re.compile(r"\$\(\s*(?:echo|printf)\s+([^()|`]*?)\s*(?:\|[^()]*)?\)"
                          r"|`\s*(?:echo|printf)\s+([^`|]*?)\s*(?:\|[^`]*)?`")
 _REVERSED = re.compile(r"(?:echo|printf|<<<)\s*(?:-\w+\s+)*([\"'])(.*?)\1\s*\|\s*rev\b|"
@@ -553,7 +555,7 @@ def _without_echoed_text(text: str) -> str:
     """Text that `echo`/`printf` write out is data, unless it is then run."""
     if "echo" not in text and "printf" not in text:
         return text
-    if _RUNS_TEXT.search(text):
+    if _RUNS_TEXT.search(text) or _WRITTEN_THEN_RUN.search(text):
         return text
     # (a double-quoted $(...) or `...` runs: echo "$(cat /run/secrets/key)" >> file; a CI
     # expression ${{ ... }} is filled in before any shell runs)

@@ -54,8 +54,8 @@ _CONNECTED_HOST = fast_regex(r"\b(?:https?connection|create_connection|smtp(?:_s
                              # a name looked up with data in front of it: f'{chunk}.x.exfil.example'
                              r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\}\.(?:[a-z0-9\-]+\.)*?((?:[a-z0-9\-]+\.)[a-z]{2,})[\"']")
 _NET_CMD_HOST = fast_regex(
-    r"\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|host|ping|"
-    r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
+    r"(?:\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|curl|wget)\b"
+    r"|(?:^|(?:[;&|`]|\$\()\s*|\b(?:do|then|else|sudo|xargs|exec|nohup|time|watch|env)\s+)(?:host|ping)\b)[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
     r"\d{1,3}(?:\.\d{1,3}){3})\b"
     # socat's addresses: TCP:host:port, OPENSSL-CONNECT:host:port
     r"|\b(?:tcp|udp|ssl|openssl|sctp)[46]?(?:-connect)?:((?:[a-z0-9\-]+\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}):\d")

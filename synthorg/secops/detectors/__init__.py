@@ -50,7 +50,8 @@ def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterato
     text = "\n".join(call.text(n) for n in TEXT_ARGUMENTS if n in call.arguments)
     lowered = text.lower()
     if _CREDENTIAL_ASK.search(lowered) and SECRET_FILE.search(lowered):
-        yield Finding("secrets.requested", True, "asks a colleague for a credential file's contents")
+        yield Finding("secrets.requested", not REPORTING_WORDS.search(lowered),
+                      "asks a colleague for a credential file's contents")
         return
     if not (_ASKS_TO_RUN.search(lowered) and _COMMAND_LIKE.search(lowered)) \
             or REPORTING_WORDS.search(lowered):

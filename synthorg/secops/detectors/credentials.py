@@ -17,7 +17,7 @@ from synthorg.secops.places import LOCAL_URL, is_metadata_host
 SECRET_FILE = Hinted(fast_regex(
     r"(?:\.ssh/(?![\w.*-]+\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|authorized_keys|\.aws/(?:credentials|config)"
     r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
-    r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b(?!\W{1,3}\$\{\{\s*secrets\.)|credentials\.(?:json|ya?ml|csv|txt)"
+    r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b(?!\W{1,3}\$\{\{\s*secrets\.)(?!\s*[=:]\s*[\"']?(?![/~$])[\w.-]+/)|/tmp/ssh-[^/\s]*/agent\.|\bssh_auth_sock\s*=\s*[\"']?(?:/tmp/|/run/user/|\$(?!ssh_auth_sock))|credentials\.(?:json|ya?ml|csv|txt)"
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
     r"|\.zsh_history|/proc/(?:self|\d+|\*)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
     r"|\.(?:pem|p12|pfx|jks|keystore)\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
@@ -121,7 +121,7 @@ _SECRET_ELSEWHERE = Hinted(fast_regex(
     "select|://|root password|password|passphrase|secret|token|api key|credential"))
 ENV_DUMP = Hinted(fast_regex(
     r"\b(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
-    r"|(?<!,\s)(?<!,)(?<!env=)(?<!env\s=\s)\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get))"
+    r"|(?<!,\s)(?<!,)(?<!env=)(?<!env\s=\s)(?<!\*\*)\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get|,\s*\w+\s*=))"
     r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b|\bos\.environ\.items\(\)"), (
     "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen"))
 

@@ -34,6 +34,8 @@ _INJECTION_MARK = fast_regex(
     r"|\b(?:ai|llm)[\s-]+(?:[\w-]+\s+)?(?:reviewers?|codegen|writers?|assistants?|agents?|bots?|systems?|tools?|helpers?|coders?"
     r"|models?|copilots?)\s*[:,]"
     r"|\b(?:todo|note|fixme|hack|xxx|nb)\s*\(\s*(?:ai|ai-agent|agents?|bot|llm|assistant|copilot)\s*\)|\(\s*(?:agente|agent|ki|ia|ai|assistant|assistente)\s*:"
+    r"|(?:ai|ki|ia)\s*(?:アシスタント|エージェント)|アシスタントへ|エージェントへ|ai\s*助手|智能体|ki-assistent|asistente\s+de\s+ia"
+    r"|assistant\s+ia\b|assistente\s+ia\b|ии-?ассистент"
     r"|\b(?:agents?|bots?|ai|assistants?|llms?|models?)\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing|seeing|parsing)\s+this\b"
     r"|@(?:ai|ai-agent|agent|bot|assistant|copilot|claude|gpt)\b"
     r"|\b(?:all|any|every)\s+agents?\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|agents?|assistants?)\b|\[(?:assistant|agents?|ai|llm|bot)[-_ ]?(?:directive|instructions?|note|task|order)s?\]"
@@ -59,6 +61,10 @@ _PAYLOAD_TOKEN = fast_regex(r"[a-z][a-z0-9+.\-]*://[^\s\"'`<>)]+|[\w.+\-]+@[\w\-
                             r"|\b[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.(?:com|net|org|io|xyz|ru|cn|example|test|top|info|biz|cc|tk)\b"
                             r"|\b[\w\-]*\d[\w\-]*\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b")
 _WORD = fast_regex(r"[a-z][a-z0-9_\-]{5,}")
+
+
+_RUNS_FILE_TEXT = fast_regex(r"\beval\s+[\"']?(?:\$\(|`)\s*(?:grep|sed|awk|cut|cat|head|tail|jq|yq|perl)\b"
+                             r"|\b(?:grep|sed|awk|cut|head|tail|jq|yq)\b[^;&|]*\|[^;&]*\|\s*(?:ba|z|da)?sh\s*(?:$|[;&|)])")
 
 
 def _instruction_span(task: str, mark: re.Match[str]) -> tuple[str, str]:
@@ -87,6 +93,10 @@ def _first_mark(task: str) -> re.Match[str] | None:
 
 
 def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+    if call.action_type.startswith("code:") and any(_RUNS_FILE_TEXT.search(v) for v in views):
+        yield finding("injection.runs_file_text", "runs commands it reads out of a file (what the file "
+                      "says is what runs)", block=False, tier=RiskTier.high)
+        return
     task = call.task.lower()
     mark = _first_mark(task) if task else None
     if mark is None:

@@ -29,6 +29,11 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\b(?:zeros|ones|empty|full|rand\w*)\(\s*\(?\s*(?:10\s*\*\*\s*[5-9]|\d{6,})\s*,\s*(?:10\s*\*\*\s*[5-9]|\d{6,})"
      r"|pool(?:executor)?\(\s*(?:max_workers\s*=\s*|processes\s*=\s*)?\d{4,}"
      r"|\brange\(\s*(?:\d{5,}|10\s*\*\*\s*\d+)\s*\)\s*:[^;]{0,160}?(?:thread|process\(|popen|fork|\.start\(\))"),
+    ("$0", r"[\"']?\$0[\"']?\s*&\s*[\"']?\$0[\"']?\s*&|[\"']?\$0[\"']?\s*\|\s*[\"']?\$0[\"']?\s*&"),
+    # every combination of huge ranges, materialised
+    ("product|permutations|combinations",
+     r"\b(?:list|tuple|set|sorted)\(\s*(?:itertools\.)?(?:product|permutations|combinations(?:_with_replacement)?)\("
+     r"[^)]*range\(\s*(?:\d{5,}|10\s*\*\*\s*[4-9])"),
     ("(){|() {", r"(?<![^\s;&|(`])([^\s(){}|&;]+)\s*\(\)\s*\{\s*\1\s*\|\s*\1\s*&\s*\}"  # a fork bomb
                   r"|(?<![^\s;&|(`])([\w:.-]+)\s*\(\)\s*\{\s*(?:[^}]*[;&|]\s*)?\2(?![\w.=-])[^}]*\}\s*;?\s*\2\b"),  # recursion
     ("fork()", r"\bfork\(\)[^;]*\bwhile\b|\bwhile\b[^;]*\bfork\(\)"
