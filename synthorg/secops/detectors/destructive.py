@@ -115,7 +115,7 @@ _TEMP_MADE = re.compile(r"\bcreate\s+(?:temp|temporary)\s+table\s+(?:if\s+not\s+
 _SQL_STRING = re.compile(r"'(?:[^']|'')*\b(?:drop|delete|truncate|update|insert)\b(?:[^']|'')*'")
 
 
-_BRANCH_PROTECTION = re.compile(r"/branch_protections?/(?:main|master|trunk|release[\w.-]*|prod\w*)/?$")
+_BRANCH_PROTECTION = re.compile(r"/(?:branch_protections?|protected_branches)/(?:main|master|trunk|release[\w.-]*|prod\w*)/?$")
 _EVERY_RECORD = re.compile(r"(?:^|&)(?:filter|scope|select|ids?|where|match|query)=(?:all|\*)(?:&|$)|(?:^|&)all=(?:true|1|yes)(?:&|$)")
 _SHARED_BRANCH = re.compile(r"/branches/(?:main|master|trunk|release[\w.-]*|prod\w*)(?:/protection)?/?$")
 

@@ -80,8 +80,9 @@ _LASTING = (
      r"--(?:ignore|deselect)[= ]\S*(?:secur|auth|perm|acl|csrf|xss|inject|crypt)|-k\s+[\"']?not\s+(?:secur|auth|perm)"
      r"|\bsonar\.exclusions\s*=\s*\*\*/\*|\bpaths\s*=\s*\[\s*(?:'{3}|[\"'])?\.\*(?:'{3}|[\"'])?\s*\]"
      r"|\bskip[-_]?(?:security|secrets?[-_]?scan|sast|checks?)\s*[:=]\s*true|\bsecurity[-_]?scan\w*\s*[:=]\s*(?:false|off|disabled)"),
-    ("admin|superuser|root|bypass",
-     r"\bif\b[^:\n]{0,120}==\s*[\"'][^\"']{6,}[\"']\s*:\s*(?:;\s*)?return\s+(?:\w+\.)*(?:admin|superuser|root)\w*\b"
+    ("admin|superuser|root|bypass|pass|pw|secret|token",
+     r"\bif\s+\w*(?:pass|pw|pwd|secret|token)\w*\s*==\s*[\"'][^\"']{6,}[\"']\s*:\s*(?:;\s*)?return\s+true\b"  # a master password
+     r"|\bif\b[^:\n]{0,120}==\s*[\"'][^\"']{6,}[\"']\s*:\s*(?:;\s*)?return\s+(?:\w+\.)*(?:admin|superuser|root)\w*\b"
      r"|\b(?:is_admin|is_superuser|authenticated)\s*=\s*true\b[^;\n]{0,40}#\s*(?:bypass|backdoor|debug)"),
     ("administratoraccess|poweruseraccess|iamfullaccess|roles/owner|roles/editor|attach_|put_user_policy|put_role_policy|"
      "create_access_key|add_user_to_group|vault policy|:2375|:2376|serviceaccount",

@@ -231,7 +231,7 @@ def _paths_in_code(views: tuple[str, ...], commands_only: bool) -> Iterator[tupl
 
 _FILE_URL = fast_regex(r"\bfile://(/[^\s\"'`]+)")
 # paths Python builds rather than writes out: os.path.join('/', 'etc', ...), Path.home() / '.ssh'
-_PY_JOIN = fast_regex(r"\bjoin\(\s*((?:[rbuf]?[\"'][^\"']*[\"']\s*,\s*)+[rbuf]?[\"'][^\"']*[\"'])\s*\)")
+_PY_JOIN = fast_regex(r"\b(?:join|joinpath)\(\s*((?:[rbuf]?[\"'][^\"']*[\"']\s*,\s*)+[rbuf]?[\"'][^\"']*[\"'])\s*\)")
 _SLASH_JOIN = fast_regex(r"[\"']/[\"']\.join\(\s*[\[(]((?:\s*[rbuf]?[\"'][^\"']*[\"']\s*,?)+)\s*[\])]\s*\)")
 _PY_HOME = fast_regex(r"\b(?:path\.home\(\)|expanduser\(\s*[\"']~[\"']\s*\))((?:\s*[/,]\s*[\"'][^\"']+[\"'])*)")
 _PY_EXPANDUSER = fast_regex(r"\bexpanduser\(\s*[\"'](~[^\"']*)[\"']")
