@@ -240,7 +240,7 @@ _PY_STRING = fast_regex(r"[\"']([^\"']*)[\"']")
 
 def _python_path_expressions(view: str) -> Iterator[tuple[str, bool]]:
     """(path, written) for the paths code puts together from parts."""
-    if "join(" in view:
+    if "join(" in view or "joinpath(" in view:
         for m in _PY_JOIN.finditer(view):
             yield posixpath.join(*_PY_STRING.findall(m.group(1))), True
         for m in _SLASH_JOIN.finditer(view):
