@@ -29,7 +29,9 @@ _DESTRUCTIVE = [
     (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
                 r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*(?:\s:(?:main|master)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
-                r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*\s--mirror\b|\bgit filter-branch\b|\bgit reflog expire\b"
+                r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*\s--mirror\b"
+                # every remote branch deleted, one by one
+                r"|\bxargs\b[^;&|]*\bgit\s+push\b[^;&|]*(?:--delete|\s:)|\bgit\s+branch\s+-r\b.*\bgit\s+push\b[^;&|]*--delete\b|\bgit filter-branch\b|\bgit reflog expire\b"
                 r"|\bgit\b[^;&|]*\bremote\.[\w.-]+\.mirror\s*=\s*true\b[^;&|]*\bpush\b"), "git push|filter-branch|reflog|mirror"),
      "history_rewrite", "rewrites or deletes shared history"),
     (Hinted(fast_regex(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
@@ -221,6 +223,12 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         yield finding("destructive.records_erased", "deletes part of a security finding", block=False,
                       tier=RiskTier.high)
         return
+    if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put", "delete") and \
+            _PURGE_API.search(call.text("url").lower()) and not re.search(r"cache|cdn", call.text("url").lower()):
+        kept = re.search(r"backup|snapshot|audit|logs?\b|archive|recovery", call.text("url").lower())
+        yield finding("destructive.purge_api", "purges or wipes through an API", block=bool(kept),
+                      tier=RiskTier.critical if kept else RiskTier.high)
+        return
     if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put") and \
             _SHUTDOWN_API.search(call.text("url").lower()):
         yield finding("destructive.service_shutdown", "seals, stops or shuts down a service through its API")
@@ -295,6 +303,7 @@ _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandb
                          r"|(?:\bcd\s+|-chdir[= ])\S*/(?:previews?|pr-?\d+|ephemeral|review-apps?)\b"
                          r"|endpoint[_-]url[= ]https?://(?:localhost|127\.0\.0\.1)|\bdelete\s+(?:namespace|ns)\s+\S*(?:sandbox|dev|test"
                          r"|tmp|preview|pr-?\d+)\S*|-n\s+\S*(?:preview|sandbox|pr-?\d+)\S*")
+_PURGE_API = re.compile(r"/(?:purge|wipe|delete[-_]?all|destroy[-_]?all|factory[-_]?reset|erase[-_]?all)(?:$|[/?])")
 _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator/shutdown\b|/(?:api/)?shutdown(?:$|[/?])"
                            r"|/_cluster/nodes/[^/]*/_shutdown|/quitquitquit\b|/-/quit\b")
 _EMPTY_FILTER = re.compile(r"[\"']?(?:filter|query|where|selector|match)[\"']?\s*:\s*(?:\{\s*\}|\[\s*\]|[\"']\*?[\"']|null)")
