@@ -54,13 +54,15 @@ _CONNECTED_HOST = fast_regex(r"\b(?:https?connection|create_connection|smtp(?:_s
                              # a name looked up with data in front of it: f'{chunk}.x.exfil.example'
                              r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\}\.(?:[a-z0-9\-]+\.)*?((?:[a-z0-9\-]+\.)[a-z]{2,})[\"']")
 _NET_CMD_HOST = fast_regex(
-    r"(?:\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|curl|wget)\b"
-    r"|(?:^|(?:[;&|`]|\$\()\s*|\b(?:do|then|else|sudo|xargs|exec|nohup|time|watch|env)\s+)(?:host|ping)\b)[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
+    r"\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|host|ping|"
+    r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
     r"\d{1,3}(?:\.\d{1,3}){3})\b"
     # socat's addresses: TCP:host:port, OPENSSL-CONNECT:host:port
     r"|\b(?:tcp|udp|ssl|openssl|sctp)[46]?(?:-connect)?:((?:[a-z0-9\-]+\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}):\d")
 
 
+# where a command starts (host and ping are words too: a Python tuple (host, port) is none)
+_COMMAND_START = re.compile(r"(?:^|[;&|`]|\$\(|\b(?:do|then|else|sudo|xargs|exec|nohup|time|watch|env))\s*$")
 _DOTS_ONLY = re.compile(r"(?<![^/])\.{3,}(?![^/])")
 
 
@@ -160,7 +162,8 @@ def hosts_in(text: str) -> set[str]:
     found = {m.group(1) for m in _USER_HOST.finditer(text)} if "@" in text else set()
     if "/dev/" in text:
         found |= {m.group(1) for m in _DEV_TCP.finditer(text)}
-    found |= {m.group(1) or m.group(2) for m in _NET_CMD_HOST.finditer(text)}
+    found |= {m.group(1) or m.group(2) for m in _NET_CMD_HOST.finditer(text)
+              if not (text.startswith(("host", "ping"), m.start()) and not _COMMAND_START.search(text, 0, m.start()))}
     found |= {m.group(1) for m in _BARE_IP.finditer(text)}
     if "(" in text:
         found |= {m.group(1) or m.group(2) for m in _CONNECTED_HOST.finditer(text)}

@@ -113,11 +113,11 @@ def organisation_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fi
 # a word every finding below needs one of (a search skips to it), and the words of markers
 _ANY_WORD = fast_regex(r"agent|secops|intercept|guardrail|approv|author|ai\b|assistant|llm|bot\b|model|instruction|ignore|disregard"
                        r"|system|directive|standing|override|prompt|policy|polic|from:|display_name|title|full_name|user\.|trailer"
-                       r"|rm\s|find\s|drop\s|chmod|mkfs|false\s+positive|lead|hr\b|here\b|this\s+is|i\s+am|i'm|\[|--|legal|ceo"
+                       r"|rm\s|find\s|drop\s|chmod|mkfs|false\s+positive|lead|hr\b|here\b|this\s+is|i\s+am|i'm|\[[\w-]+\]|--|legal|ceo"
                        r"|cto|cfo|manager|security|finance|compliance|budget|autonomy|permission|scope|role|tools|memory|handbook|wiki")
 _MARK_WORD = fast_regex(r"\b(?:ai|agents?|assistants?|llm|bots?|models?|instructions?|ignore|disregard|forget|system|directive"
                         r"|standing|override|jailbreak|prompt|pre-?approved|approval|reviewers?|whoever|dan|developer|admin|sys"
-                        r"|inst|im_start|note)\b|<!--|\[|@|###")
+                        r"|inst|im_start|note)\b|<!--|\[[\w -]+\]|@[\w-]|###")
 # the agents' own tables, and their API's endpoints for limits
 _AGENT_TABLE = fast_regex(r"\b(?:update|insert\s+into|delete\s+from)\s+[\w\"`.]*agent\w*\b")
 _AGENT_ENDPOINT = fast_regex(r"/agents?/[\w.-]+/(?:budget|tools|scopes|permissions|autonomy|roles?|limits|approvals?|settings)\b"
