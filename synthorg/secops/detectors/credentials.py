@@ -21,7 +21,7 @@ SECRET_FILE = Hinted(fast_regex(
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
     r"|\.zsh_history|/proc/(?:self|\d+|\*)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
     r"|\.(?:pem|p12|pfx|jks|keystore)\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
-    r"|(?<![\w.-])(?<!-e\s)(?<!--exclude=)\.env(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?(?![\w.-])"
+    r"|\.env(?<![\w.-]\.env)(?<!-e\s\.env)(?<!--exclude=\.env)(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?(?![\w.-])"
     r"|\.\w*_history\b|\b(?:prod|production|staging|live|secrets?)\.env\b|\.config/(?:google-chrome|chromium)/"
     r"|\bwallet\.dat\b|(?<=[\w-])\.key(?![\w.-])|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
     r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
@@ -121,7 +121,7 @@ _SECRET_ELSEWHERE = Hinted(fast_regex(
     "select|://|root password|password|passphrase|secret|token|api key|credential"))
 ENV_DUMP = Hinted(fast_regex(
     r"\b(?:printenv|env|set|export -p|declare -x)\s*(?:$|[|>;&)])"
-    r"|(?<!,\s)(?<!,)(?<!env=)(?<!env\s=\s)(?<!\*\*)\bos\.environ\b(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get|,\s*\w+\s*=))"
+    r"|\bos\.environ\b(?<!,\sos\.environ)(?<!,os\.environ)(?<!env=os\.environ)(?<!env\s=\sos\.environ)(?<!\*\*os\.environ)(?!\s*(?:\.get\(|\[|\.setdefault|\.copy\(\)\s*\.get|,\s*\w+\s*=))"
     r"|\bprocess\.env\b(?!\.\w)|\bcompgen -v\b|\bos\.environ\.items\(\)"), (
     "printenv|env|set|export -p|declare -x|os.environ|process.env|compgen"))
 

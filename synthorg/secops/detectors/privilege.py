@@ -65,7 +65,7 @@ _LASTING = (
      r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]*\b(?:attach|put)-[\w-]*policy\b"
      r"|\biam\b[^;&|]*\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"
      r"|\badd-iam-policy-binding\b[^;&|]*roles/(?:owner|editor|[\w.]*admin)|\baz role assignment create\b(?![^;&|]*(?:reader|viewer))"
-     r"|\s--as[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]*admin"),
+     r"|--as(?<=\s--as)[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]*admin"),
     # the kernel's hooks a container escape or a rootkit goes through
     ("release_agent|notify_on_release|core_pattern|/proc/sys/|sysctl|kexec|node/",
      r"\brelease_agent\b|\bnotify_on_release\b|/proc/sys/kernel/(?:core_pattern|modprobe)|>\s*/proc/sys/"
