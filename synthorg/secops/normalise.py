@@ -646,6 +646,8 @@ def _forms(raw: str) -> list[str]:
     if "/*!" in raw:  # MySQL runs a versioned comment's text (and reads past the others)
         versioned = _MYSQL_VERSIONED.sub(r" \1 ", raw)
         forms += [versioned, *strip_sql_comments(versioned)]
+    if "concat(" in raw.lower():  # MySQL's CONCAT('/et','c/','shadow') is the string it makes
+        forms.append(_SQL_CONCAT_CALL.sub(lambda m: "'" + "".join(_SQL_LITERAL.findall(m.group(1))) + "'", raw))
     if "||" in raw and "'" in raw:  # SQL strings built in pieces: 'DR'||'OP '||chr(84)||'ABLE'
         forms.append(_SQL_CONCAT.sub("", _SQL_CHR.sub(
             lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw)))
@@ -671,6 +673,8 @@ _GIT_OPTIONS = re.compile(r"\bgit\s+(?:(?:-C|-c)\s+\S+\s+|--(?:git-dir|work-tree
 _MYSQL_VERSIONED = re.compile(r"/\*!\d*\s*(.*?)\*/", re.S)
 _SQL_WORDS = re.compile(r"\b(?:select|update|delete|insert|where|set|values)\b", re.I)
 _SQL_CHR = re.compile(r"\bchr\(\s*(\d{1,3})\s*\)", re.I)
+_SQL_CONCAT_CALL = re.compile(r"\bconcat\(\s*((?:'[^']*'\s*,\s*)+'[^']*')\s*\)", re.I)
+_SQL_LITERAL = re.compile(r"'([^']*)'")
 _SQL_CONCAT = re.compile(r"'\s*\|\|\s*'")
 
 

@@ -31,7 +31,8 @@ _DESTRUCTIVE = [
                 r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*(?:\s:(?:main|master)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
                 r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*\s--mirror\b"
                 # every remote branch deleted, one by one
-                r"|\bxargs\b[^;&|]*\bgit\s+push\b[^;&|]*(?:--delete|\s:)|\bgit\s+branch\s+-r\b.*\bgit\s+push\b[^;&|]*--delete\b|\bgit filter-branch\b|\bgit reflog expire\b"
+                r"|\bxargs\b[^;&|]*\bgit\s+push\b[^;&|]*(?:--delete|\s:)"
+                r"|\bgit\s+(?:branch\s+-r|ls-remote\b[^;&|]*\s--heads|for-each-ref\b[^;&|]*refs/remotes)\b.*\bgit\s+push\b[^;&|]*--delete\b|\bgit filter-branch\b|\bgit reflog expire\b"
                 r"|\bgit\b[^;&|]*\bremote\.[\w.-]+\.mirror\s*=\s*true\b[^;&|]*\bpush\b"), "git push|filter-branch|reflog|mirror"),
      "history_rewrite", "rewrites or deletes shared history"),
     (Hinted(fast_regex(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
