@@ -12,9 +12,11 @@ from __future__ import annotations
 import ast
 import base64
 import binascii
+import codecs
 import re
 import shlex
 import unicodedata
+import zlib
 from collections.abc import Iterator
 from typing import NamedTuple
 from urllib.parse import unquote
@@ -330,6 +332,15 @@ def _prefixed_hex(text: str) -> list[Blob]:
 _B64_CANDIDATE = re.compile(r"[A-Za-z0-9+/=_\-]{8,}")
 
 
+def _inflated(raw: bytes) -> bytes:
+    """zlib or gzip data unpacked, at most 64 KiB of it (a bomb stays a bomb, unread)."""
+    try:
+        unpack = zlib.decompressobj(16 + zlib.MAX_WBITS if raw[:2] == b"\x1f\x8b" else zlib.MAX_WBITS)
+        return unpack.decompress(raw, 65536)
+    except zlib.error:
+        return raw
+
+
 def _base64_blobs(text: str) -> list[Blob]:
     found: list[Blob] = []
     spans: set[tuple[int, int]] = set()  # a run of letters and digits only is both alphabets'
@@ -347,6 +358,8 @@ def _base64_blobs(text: str) -> list[Blob]:
                     raw = decode(blob + "=" * (-len(blob) % 4))
                 except (binascii.Error, ValueError):
                     continue
+                if raw[:2] in (b"\x78\x9c", b"\x78\x01", b"\x78\xda", b"\x1f\x8b"):
+                    raw = _inflated(raw)  # compressed, then encoded: what runs is the text inside
                 if (plain := _printable(raw)) is not None:
                     spans.add(span)
                     found.append(Blob(*span, plain, BLOB_STUB if span[1] - span[0] > LONG_BLOB else None))
@@ -473,9 +486,16 @@ def inner_texts(text: str) -> list[str]:
                   for i, g in enumerate(m.groups()) if g]
     if not _LOOKS_LIKE_CODE.search(text):
         return found  # a shell line: its quoted words are data, not code
+    written, text = text, _OS_PARTS.sub(lambda m: _OS_PART_VALUES[m.group(0)], text) if "os." in text else text
     joined = _PY_CONCAT.sub("", _EMPTY_JOIN.sub(_joined_literals, text) if ".join(" in text else text)
+    if "rot" in joined:  # codecs.decode('puzbq 777 /rgp/funqbj', 'rot13')
+        found += [codecs.decode(m.group(2), "rot13") for m in _ROT13.finditer(joined)]
+    if "=" in joined:  # base = '/srv'; shutil.rmtree(os.path.join(base, 'acme')): the name read as its string
+        named = _python_names(joined)
+        if named != joined:
+            found.append(named)
     dotted = _attributes(joined)  # getattr(__import__('os'), 'system') read as os.system
-    if dotted != text:
+    if dotted != written:
         found.append(dotted)  # 'OPENAI_AP' + 'I_KEY' read as the one string it makes
     literals = [m.group(1)[1:-1] if not m.group(1).startswith(("'''", '"""'))
                 else m.group(1)[3:-3] for m in _PY_STR.finditer(joined)]
@@ -503,6 +523,24 @@ _LITERAL_PART = re.compile(r"""[rbuf]?(?:"([^"\\]*)"|'([^'\\]*)')""")
 
 def _joined_literals(m: re.Match[str]) -> str:
     return "'" + "".join(a or b for a, b in _LITERAL_PART.findall(m.group(2))) + "'"
+
+
+_OS_PART_VALUES = {"os.sep": "'/'", "os.path.sep": "'/'", "os.pardir": "'..'", "os.curdir": "'.'",
+                   "os.getcwd()": "'.'"}
+_OS_PARTS = re.compile(r"\bos\.(?:path\.)?sep\b|\bos\.pardir\b|\bos\.curdir\b|\bos\.getcwd\(\)")
+_ROT13 = re.compile(r"""\b(?:codecs\.)?(?:decode|encode)\(\s*[rbuf]?(["'])([^"']+)\1\s*,\s*["']rot[_-]?13["']\s*\)""")
+_PY_NAME_STRING = re.compile(r"""^\s*([A-Za-z_]\w*)\s*=\s*([rbuf]?["'][^"'\n]*["'])\s*$""", re.M)
+
+
+def _python_names(code: str) -> str:
+    """Names given a string once (`base = '/srv'`) replaced by the string where they are used."""
+    names = {}
+    for name, value in _PY_NAME_STRING.findall(code):
+        names[name] = None if name in names else value  # (given twice: which one is unknown)
+    for name, value in names.items():
+        if value is not None:
+            code = re.sub(rf"(?<![\w.'\"]){re.escape(name)}\b(?!\s*=(?!=))", lambda _m, v=value: v, code)
+    return _PY_CONCAT.sub("", code)
 
 
 def _attributes(text: str) -> str:
@@ -646,8 +684,14 @@ def _forms(raw: str) -> list[str]:
     if "/*!" in raw:  # MySQL runs a versioned comment's text (and reads past the others)
         versioned = _MYSQL_VERSIONED.sub(r" \1 ", raw)
         forms += [versioned, *strip_sql_comments(versioned)]
+    if "char(" in raw.lower():  # CHAR(68,82,79,80) is 'DROP'
+        raw = _SQL_CHAR_LIST.sub(lambda m: "'" + "".join(chr(int(n)) for n in re.findall(r"\d+", m.group(1))
+                                                        if int(n) < 128) + "'", raw)
+        forms.append(raw)
     if "concat(" in raw.lower():  # MySQL's CONCAT('/et','c/','shadow') is the string it makes
         forms.append(_SQL_CONCAT_CALL.sub(lambda m: "'" + "".join(_SQL_LITERAL.findall(m.group(1))) + "'", raw))
+    if "'" in raw and "+" in raw and _SQL_PLUS.search(raw):  # T-SQL: N'DR' + N'OP TABLE x'
+        forms.append(_SQL_PLUS.sub("", raw))
     if "||" in raw and "'" in raw:  # SQL strings built in pieces: 'DR'||'OP '||chr(84)||'ABLE'
         forms.append(_SQL_CONCAT.sub("", _SQL_CHR.sub(
             lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw)))
@@ -673,6 +717,8 @@ _GIT_OPTIONS = re.compile(r"\bgit\s+(?:(?:-C|-c)\s+\S+\s+|--(?:git-dir|work-tree
 _MYSQL_VERSIONED = re.compile(r"/\*!\d*\s*(.*?)\*/", re.S)
 _SQL_WORDS = re.compile(r"\b(?:select|update|delete|insert|where|set|values)\b", re.I)
 _SQL_CHR = re.compile(r"\bchr\(\s*(\d{1,3})\s*\)", re.I)
+_SQL_CHAR_LIST = re.compile(r"\b(?:n?char)\(\s*(\d{1,3}(?:\s*,\s*\d{1,3})+)\s*\)", re.I)
+_SQL_PLUS = re.compile(r"'\s*\+\s*N?'")
 _SQL_CONCAT_CALL = re.compile(r"\bconcat\(\s*((?:'[^']*'\s*,\s*)+'[^']*')\s*\)", re.I)
 _SQL_LITERAL = re.compile(r"'([^']*)'")
 _SQL_CONCAT = re.compile(r"'\s*\|\|\s*'")

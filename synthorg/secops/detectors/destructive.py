@@ -32,6 +32,8 @@ _DESTRUCTIVE = [
                 r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*\s--mirror\b"
                 # every remote branch deleted, one by one
                 r"|\bxargs\b[^;&|]*\bgit\s+push\b[^;&|]*(?:--delete|\s:)"
+                # a + refspec forces: +HEAD:refs/heads/release
+                r"|\bgit\s+push\b[^;&|]*\s\+[^\s:]*:(?:refs/heads/)?(?:main|master|trunk|release[\w.-]*|prod\w*)\b"
                 r"|\bgit\s+(?:branch\s+-r|ls-remote\b[^;&|]*\s--heads|for-each-ref\b[^;&|]*refs/remotes)\b.*\bgit\s+push\b[^;&|]*--delete\b|\bgit filter-branch\b|\bgit reflog expire\b"
                 r"|\bgit\b[^;&|]*\bremote\.[\w.-]+\.mirror\s*=\s*true\b[^;&|]*\bpush\b"), "git push|filter-branch|reflog|mirror"),
      "history_rewrite", "rewrites or deletes shared history"),

@@ -114,7 +114,7 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     before, after = _instruction_span(task, mark)
     # before the marker only addresses count (a JSON key or a quoted word is the text's own)
     found = _PAYLOAD_TOKEN.findall(after) + [t for t in _PAYLOAD_TOKEN.findall(before)
-                                             if "://" in t or "@" in t]
+                                             if ("://" in t or "@" in t) and call.action_type not in _LOOKING]
     # a quotation holds the addresses and paths it names (`'... email x@evil.test'`)
     found += [t for q in found if q[:1] in "`\"'" for t in _PAYLOAD_TOKEN.findall(q[1:-1])]
     tokens = {t.strip("`\"'").rstrip(".,;:") for t in found}

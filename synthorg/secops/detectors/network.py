@@ -25,7 +25,7 @@ _NET_SEND = Hinted(fast_regex(
     r"|\b(?:dig|nslookup|host)\b[^;&|]*(?:\$\(|`|\b[a-z0-9]{24,}\.|\$\{?\w+\}?\.[\w-]+\.)"
     r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\{[^}]+\}[^\"']*\.[a-z0-9-]+\.[a-z]{2,}"
     r"|\bping\b[^;&|]*\s-p\s*(?:\$|`)"
-    r"|\brequests\.(?:post|put|patch)\(|\burlopen\([^)]*data=|\burlopen\(\s*[^,()]+,\s*[^)\s]|\.(?:post|put|patch)\([^)]*\b(?:json|data|files)\s*=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
+    r"|\brequests\.(?:post|put|patch)\(|\burlopen\([^)]*data=|\burlopen\(\s*[^,()]+,\s*(?!timeout\b|context\b|cafile\b|capath\b)[^)\s]|\.(?:post|put|patch)\([^)]*\b(?:json|data|files)\s*=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
     r"|\bsocket\.(?:socket|create_connection)\b|\bhttp\.client\b|\bftplib\b|\bparamiko\b|\bboto3\b[^;]*\bupload"
     r"|\bgit remote (?:add|set-url)\b|\bsmbclient\b|\btftp\b|\.(?:post|put|patch|post_form)\(\s*(?:(?:uri|url|new\s+url)\(\s*)?[\"']https?://"
     r"|\bgit push\b[^;&|]*\s(?:(?:https?|ssh|git)://|[\w.-]+@[\w.-]+:)|\baws s3 (?:cp|sync|mv)\b[^;&|]*\bs3://"
@@ -273,7 +273,9 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if any(_DNS_FROM_CODE.search(v) for v in views):
         yield finding("exfiltration.dns", "sends data out in DNS lookups")
         return
-    encoded = _data_in_url(call, internal)
+    # (a URL written into a document is no request)
+    encoded = None if call.action_type == "fs:write" and call.text("path").lower().endswith(
+        (".md", ".rst", ".txt", ".adoc")) else _data_in_url(call, internal)  # (an HTML page's pixel is requested)
     if encoded is not None:
         yield finding("exfiltration.data_in_url", f"hides data in a URL for {encoded}")
         return

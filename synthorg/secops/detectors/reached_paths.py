@@ -208,8 +208,8 @@ def paths_of(call: ToolCall) -> Iterator[tuple[str, bool]]:
         elif name in ("query", "sql"):
             for v in vs:
                 for m in SQL_FILE.finditer(v):
-                    path = m.group(1) or m.group(2) or m.group(3) or m.group(4)
-                    yield path, not m.group(0).startswith(("pg_read", "load_file", "lo_import"))
+                    path = next(g for g in m.groups() if g).strip("'")
+                    yield path, not m.group(0).startswith(("pg_read", "load_file", "lo_import", "openrowset", "bulk"))
 
 
 _WRITES_FILE = fast_regex(r"\bopen\([^)]*,\s*[\"'][rb+]*[wax]|\.write(?:_text|_bytes)?\(")

@@ -44,7 +44,8 @@ def selects_secrets(view: str) -> bool:
 
 
 # files the server reads or writes for the statement (the path family judges where they are)
-SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|pg_ls_dir|pg_stat_file|load_file|lo_import|lo_export)\s*\(\s*(?:\d+\s*,\s*)?'([^']+)'"
+SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|pg_ls_dir|pg_stat_file|load_file|lo_import|lo_export)\s*\(\s*(?:\d+\s*,\s*)?'?(/[^')\s]+|[a-z]:\\[^')]+|'[^']+)'?"
+                       r"|openrowset\s*\(\s*bulk\s+'([^']+)'|\bbulk\s+insert\s+[\w.\[\]]+\s+from\s+'([^']+)'"
                        r"|copy\s+(?:[\w.\"]+|\(.*?\))\s+(?:from|to)\s+(?:program\s+)?'([^']+)'"
                        r"|into\s+(?:outfile|dumpfile)\s+'([^']+)'|\battach\s+(?:database\s+)?'([^']+)'")
 
