@@ -53,9 +53,10 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
     ("aws ", r"\baws configure (?:get\b(?!\s+(?:[\w.-]+\.)?(?:region|output|cli_pager|s3\.\w+|max_attempts|retry_mode)\b)|export-credentials\b)|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"
              r"|get-parameters?\b[^;&|]*--with-decryption|create-access-key)\b"),
-    ("print-access|print-identity|get-access-token|keys create|credential reset|kubectl cp",
+    ("print-access|print-identity|get-access-token|keys create|credential reset|kubectl cp|docker cp|podman cp",
      r"\bgcloud\b[^;&|]*\bprint-(?:access|identity)-token|\baz account get-access-token\b"
      r"|\bgcloud\s+iam\s+service-accounts\s+keys\s+create\b|\baz\s+ad\s+(?:sp|app)\s+credential\s+reset\b"
+     r"|\b(?:docker|podman)\s+cp\s+\S+:/(?:var/lib/(?:postgresql|mysql|etcd)|etc/(?:shadow|ssl/private|kubernetes)|root/|vault|run/secrets)"
      r"|\bkubectl\s+cp\s+\S*(?:vault|etcd|secret)\S*:|\bkubectl\s+cp\s+\S+:/(?:vault|var/lib/etcd|etc/kubernetes|run/secrets)\b"),
     ("vault ", r"\bvault (?:kv get|read|token create|print token)\b"),
     ("gh auth", r"\bgh auth token\b|\bgh auth status\b[^;&|]*(?:-t\b|--show-token)"),

@@ -77,7 +77,8 @@ _DESTRUCTIVE = [
                 r"|\bsysrq\b|\becho [bco] > /proc/sysrq-trigger"), "shutdown|reboot|halt|poweroff|init |systemctl|kill|iptables|crontab -r|sysrq|vssadmin|wbadmin|shadowcopy|bcdedit|remove-item|rd |rmdir |del |format "),
      "system_disruption", "shuts down, kills everything or removes safeguards"),
     (Hinted(fast_regex(r"\bchmod -r 0*00\b|\bchmod -r [0-7]*7 /|\bchown -r \S+ /(?:\s|$)|\bfind / [^;&|]*-delete\b"
-                r"|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /"), "chmod|chown|find /|mv |:>|truncate"),
+                r"|\brm\s+(?:-\S+\s+)*-\w*[rR]\w*\b[^;&|]*\s(?:/\*?|~/?\*?|\$home/?\*?)(?=\s|$|[;&|])"
+                r"|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /"), "chmod|chown|find /|mv |:>|truncate|rm "),
      "mass_damage", "damages files across the system"),
 ]
 

@@ -42,6 +42,8 @@ _INJECTION_MARK = fast_regex(
     r"|\b(?:todo|note|fixme|hack|xxx|nb)\s*\(\s*(?:ai|ai-agent|agents?|bot|llm|assistant|copilot)\s*\)|\(\s*(?:agente|agent|ki|ia|ai|assistant|assistente)\s*:"
     r"|(?:ai|ki|ia)\s*(?:アシスタント|エージェント)|アシスタントへ|エージェントへ|ai\s*助手|智能体|ki-assistent|asistente\s+de\s+ia"
     r"|assistant\s+ia\b|assistente\s+ia\b|ии-?ассистент"
+    r"|\bnota\s+para\s+(?:el\s+|la\s+)?(?:asistente|agente|ia)\b|\bnote\s+pour\s+l['\u2019](?:assistant|agent|ia)\b"
+    r"|\bhinweis\s+f(?:ü|ue)r\s+(?:den\s+|die\s+)?(?:assistenten|agenten|ki)\b|\bautomation\s*:"
     r"|\b(?:agents?|bots?|ai|assistants?|llms?|models?)\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing|seeing|parsing)\s+this\b"
     r"|@(?:ai|ai-agent|agent|bot|assistant|copilot|claude|gpt)\b"
     r"|\b(?:all|any|every)\s+agents?\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|agents?|assistants?)\b|\[(?:assistant|agents?|ai|llm|bot)[-_ ]?(?:directive|instructions?|note|task|order)s?\]"

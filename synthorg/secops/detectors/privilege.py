@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, joined
+from synthorg.secops.detectors.patterns import REPORTING_WORDS, AnyOf, Hinted, finding, joined
 from synthorg.secops.detectors.sql import SQL_PRIVILEGE_PARTS
 from synthorg.secops.normalise import fast_regex
 
@@ -115,6 +115,7 @@ _PRIV_GRANT = Hinted(fast_regex(
     r"group|groups|scopes?)\b[\"']?\s*[=:]\s*\[?\s*[\"']?(?:\w*admin\w*|super\w*|root|\w*owner|org-admin|true|1|all|\*)(?![\w-])"
     # security switched off: MFA, SSO, audit, rate limits, fraud checks, sharing rules
     r"|[\"']?(?:mfa|2fa|require_(?:sso|mfa|2fa)|mfa_enabled|sso_required|audit_log\w*|enforce_\w+)[\"']?\s*[=:]\s*[\"']?(?:false|disabled|off|0)\b"
+    r"|\b(?:auth\w*_disabled|disable_auth\w*|skip_auth\w*|no_auth)\b[\"']?\s*[=:]\s*[\"']?(?:true|1|yes|on)\b|\b\w*bypass_token\b\s*[=:]"
     r"|[\"']?allow_public_sharing[\"']?\s*[=:]\s*true|[\"']?ip_allowlist[\"']?\s*[=:]\s*\[\s*\]"
     r"|\bset\s+enabled\s*=\s*false\b[^;]*\b(?:audit|rate_limit|fraud|security|mfa|2fa|sso|waf)"
     r"|\"role\"\s*:\s*\"[\w-]*(?:admin|owner|root|super)"
@@ -137,6 +138,9 @@ _ROLE_API = fast_regex(r"/rbac\.authorization\.k8s\.io/v1/(?:cluster)?rolebindin
 
 _SECURITY_FLAG_URL = fast_regex(r"(?:require[-_]?)?(?:mfa|2fa|two[-_]factor|sso|audit[-_]?log\w*|rate[-_]?limit\w*|fraud\w*|waf"
                                 r"|captcha|security[-_]\w+|password[-_]policy|encryption)(?:[/?]|$)")
+_CONTROL_OFF = re.compile(r"/(?:branch_protections?|protected_branches|branches/[^/]+/protection)\b.*\b(?:required_approvals?\W+0\b"
+                          r"|enable_status_check\W+false|enforce_admins\W+false|required_status_checks\W+null|required_approving_review_count\W+0\b)"
+                          r"|/silences\b.*[\"']value[\"']\s*:\s*[\"']\.\*[\"']")
 _ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\b|/script(?:console)?/?$"
                         r"|/teams?/(?:owners|[\w-]*admins?|administrators)/(?:members|memberships)/"
                         r"|groupname=[\w-]*admin|/groups?/[\w%-]*admin[\w%-]*/(?:members|users)\b"
@@ -163,7 +167,13 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
         return  # a path read or deleted runs nothing (the path rules judge where it is)
     if _ONE_CLOUD_READ.match(call.text("command")):
         return  # one cloud or cluster read: who holds a role is looked at, not given
-    if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put", "patch"):
+    method = call.text("method").strip().lower()
+    if call.action_type == "net:http" and (
+            (method == "delete" and re.search(r"/(?:mfa|2fa|totp|webauthn|security[-_]keys?)(?:[/?]|$)", call.text("url").lower()))
+            or (method in ("post", "put", "patch") and _CONTROL_OFF.search(call.text("url").lower() + " " + call.text("body").lower()))):
+        yield finding("privilege.security_disabled", "removes a review, MFA or alerting control through an API")
+        return
+    if call.action_type == "net:http" and method in ("post", "put", "patch"):
         if _SECURITY_FLAG_URL.search(call.text("url").lower()) and re.search(
                 r"[\"']?(?:enabled|on|active|value)[\"']?\s*:\s*(?:false|0|\"?off\"?|\"false\")", call.text("body").lower()):
             yield finding("privilege.security_disabled", "switches a security control off through an API")
@@ -182,7 +192,9 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
     reads = (call.action_type == "db:query" and bool(re.match(r"\s*(?:select|with|explain|show)\b",
                                                               call.text("query").lower()))) or (
         call.action_type == "net:http" and call.text("method").strip().upper() in ("", "GET", "HEAD", "OPTIONS"))
-    if any(_PRIVESC.search(v) for v in code) or (not reads and any(
+    reported = call.action_type in ("comms:message", "comms:email") and bool(REPORTING_WORDS.search(
+        "\n".join(views or call.all_views)))
+    if any(_PRIVESC.search(v) for v in code) or (not reads and not reported and any(
             _PRIV_GRANT.search(v) for v in views or joined(call.all_views))):  # asked for in words too
         yield finding("privilege.escalation", "seeks privileges the agent does not hold")
 

@@ -37,6 +37,8 @@ def selects_secrets(view: str) -> bool:
         if any(c == "*" or c.endswith(".*") for c in columns) and _SECRET_TABLE.fullmatch(table):
             return True
         for c in columns:
+            if re.search(r"\bis\s+(?:not\s+)?null\b|\b(?:count|length|octet_length|char_length|bool)\(", c):
+                continue
             name = re.split(r"\s+(?:as\s+)?", c)[0].rsplit(".", 1)[-1].strip("\"`()")
             if _SECRET_COLUMN.fullmatch(name):
                 return True
