@@ -181,6 +181,19 @@ _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:[:#%/][^}]*)?\}|\$([A-Za-z_][
 _PY_STR = re.compile(r"(\"\"\"(?:.|\n)*?\"\"\"|'''(?:.|\n)*?'''|\"(?:[^\"\\\n]|\\.)*\""
                      r"|'(?:[^'\\\n]|\\.)*')")  # (a r/b/f prefix is no part of the string)
 _PY_CONCAT = re.compile(r"([\"'])\s*\+\s*[rbuf]{0,2}([\"'])")
+# two string literals added: "+" + "HEAD:refs/heads/" is one string (a literal "+" is no operator)
+_LITERAL_PLUS = re.compile(r"""[rbuf]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')\s*\+\s*[rbuf]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+
+
+def _concatenated(text: str) -> str:
+    """Adjacent literals joined by + made one literal, as Python makes them."""
+    if "+" not in text:
+        return text
+    for _ in range(16):
+        text, n = _LITERAL_PLUS.subn(lambda m: m.group(1)[0] + m.group(1)[1:-1] + m.group(2)[1:-1] + m.group(1)[0], text)
+        if not n:
+            break
+    return text
 _CHR = re.compile(r"chr\(\s*(\d{1,3})\s*\)")
 _DQ_ESCAPE = re.compile(r"\\([\\\"$`])")
 _SQL_LINE = re.compile(r"--[^\n]*|#[^\n]*")
@@ -487,9 +500,10 @@ def inner_texts(text: str) -> list[str]:
     if not _LOOKS_LIKE_CODE.search(text):
         return found  # a shell line: its quoted words are data, not code
     written, text = text, _OS_PARTS.sub(lambda m: _OS_PART_VALUES[m.group(0)], text) if "os." in text else text
-    joined = _PY_CONCAT.sub("", _EMPTY_JOIN.sub(_joined_literals, text) if ".join(" in text else text)
-    if "rot" in joined:  # codecs.decode('puzbq 777 /rgp/funqbj', 'rot13')
-        found += [codecs.decode(m.group(2), "rot13") for m in _ROT13.finditer(joined)]
+    joined = _concatenated(_EMPTY_JOIN.sub(_joined_literals, text) if ".join(" in text else text)
+    if "rot" in joined and _ROT13.search(joined):  # codecs.decode('puzbq 777 /rgp/funqbj', 'rot13')
+        joined = _ROT13.sub(lambda m: "'" + codecs.decode(m.group(2), "rot13") + "'", joined)
+        found.append(joined)
     if "=" in joined:  # base = '/srv'; shutil.rmtree(os.path.join(base, 'acme')): the name read as its string
         named = _python_names(joined)
         if named != joined:
@@ -540,7 +554,7 @@ def _python_names(code: str) -> str:
     for name, value in names.items():
         if value is not None:
             code = re.sub(rf"(?<![\w.'\"]){re.escape(name)}\b(?!\s*=(?!=))", lambda _m, v=value: v, code)
-    return _PY_CONCAT.sub("", code)
+    return _concatenated(code)
 
 
 def _attributes(text: str) -> str:

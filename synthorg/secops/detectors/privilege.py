@@ -133,7 +133,7 @@ _PRIV_GRANT = Hinted(fast_regex(
 # APIs that bind roles: Kubernetes RBAC, cloud IAM policies
 _ROLE_API = fast_regex(r"/rbac\.authorization\.k8s\.io/v1/(?:cluster)?rolebindings|:setiampolicy\b|/v1/auth/token/create\b"
                        r"|/v1/sys/polic(?:y|ies)/"
-                       r"|/roleassignments/|/iam/[\w/]*(?:attach|put)\w*policy|/members?(?:/|$)[^?]*\?[^ ]*role=")
+                       r"|/users?/[^/?]+/(?:roles|groups|permissions|scopes)\b|/roleassignments/|/iam/[\w/]*(?:attach|put)\w*policy|/members?(?:/|$)[^?]*\?[^ ]*role=")
 
 
 _SECURITY_FLAG_URL = fast_regex(r"(?:require[-_]?)?(?:mfa|2fa|two[-_]factor|sso|audit[-_]?log\w*|rate[-_]?limit\w*|fraud\w*|waf"
