@@ -427,7 +427,7 @@ def substitute_vars(text: str) -> str:
     """Shell variables replaced by what the command assigned them (or a known value)."""
     text = separators(text)
     if "$" not in text:
-        return _HOME.sub("/root", text)
+        return _HOME.sub("/root", text) if "~" in text else text
     values: dict[str, str] = {}
     for name, value in _ASSIGN.findall(text):
         values[name] = _echoed(value) if value[:1] in "$`" else value.strip("\"'")
@@ -448,7 +448,7 @@ def substitute_vars(text: str) -> str:
         text, n = _VAR.subn(value_of, text)
         if not n:
             break
-    return _HOME.sub("/root", text)
+    return _HOME.sub("/root", text) if "~" in text else text
 
 
 def _echoed(value: str) -> str:
@@ -567,6 +567,8 @@ def _attributes(text: str) -> str:
         if not n:
             break
     # a module under another name: `o = os` (as left by __import__) or `import os as o`
+    if " as " not in text and not _ALIASED.search(text):
+        return text
     aliases = {m.group(1) or m.group(4): m.group(2) or m.group(3) for m in _MODULE_ALIAS.finditer(text)}
     for alias, module in aliases.items():
         if alias != module:
@@ -574,6 +576,8 @@ def _attributes(text: str) -> str:
     return text
 
 
+_ALIASED = re.compile(r"=\s*(?:os|sys|subprocess|socket|shutil|pty|ctypes|requests|urllib|http|smtplib|ftplib|base64"
+                      r"|pathlib|glob|builtins)\b(?![\w.(])")
 _MODULE_ALIAS = re.compile(r"(?<![\w.])(\w+)\s*=\s*(os|sys|subprocess|socket|shutil|pty|ctypes|requests|urllib\.request"
                            r"|http\.client|smtplib|ftplib|base64|pathlib|glob|builtins)\b(?![\w.(])"
                            r"|\bimport\s+(os|sys|subprocess|socket|shutil|pty|ctypes|requests|urllib\.request"

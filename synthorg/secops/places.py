@@ -163,7 +163,8 @@ def hosts_in(text: str) -> set[str]:
     if "/dev/" in text:
         found |= {m.group(1) for m in _DEV_TCP.finditer(text)}
     found |= {m.group(1) or m.group(2) for m in _NET_CMD_HOST.finditer(text)
-              if not (text.startswith(("host", "ping"), m.start()) and not _COMMAND_START.search(text, 0, m.start()))}
+              if not (text.startswith(("host", "ping"), m.start())
+                      and not _COMMAND_START.search(text[max(0, m.start() - 12):m.start()]))}
     found |= {m.group(1) for m in _BARE_IP.finditer(text)}
     if "(" in text:
         found |= {m.group(1) or m.group(2) for m in _CONNECTED_HOST.finditer(text)}

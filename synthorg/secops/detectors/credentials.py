@@ -32,7 +32,8 @@ SECRET_FILE = Hinted(fast_regex(
     "kubeconfig|credentials.|secret|.vault|.npmrc|.pypirc|history|environ|/var/run/secrets|service|"
     ".pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key|.config/gh|.azure|"
     "application_default|/etc/kubernetes|.terraform.d|.boto|.s3cfg|rclone|.password-store|logins|"
-    "login data|keyrings|system32|ntds|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain"))
+    "login data|keyrings|system32|ntds|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain|"
+    "/tmp/ssh-|ssh_auth_sock"))
 # commands whose output is a credential: they hand out tokens, keys or secret values
 # what the metadata service says about where a machine is, which holds no credential
 _METADATA_PLACE = re.compile(r"/(?:latest|[\d-]+)/meta-data/(?:placement/(?:availability-zone|region)|instance-(?:id|type)"

@@ -48,7 +48,7 @@ _EXPOSE = Hinted(fast_regex(
     r"|\bmodify-(?:db-)?snapshot-attribute\b[^;&|]*(?:--operation-type\s+add|--values-to-add)|\bmodify-image-attribute\b[^;&|]*launch"
     r"|\bput-bucket-policy\b[^;&|]*principal\W+\*|\bput-public-access-block\b[^;&|]*=false|\bdelete-public-access-block\b"
     r"|\bset-permission\b[^;&|]*--public-access\s+(?:blob|container)|\bpublic-access\s+(?:blob|container)\b"
-    r"|\bgh\s+repo\s+edit\b[^;&|]*--visibility[= ]public|\bgh\s+api\b[^;&|]*\bprivate=false\b|[\"']?visibility[\"']?\s*:\s*[\"']public"
+    r"|\bgh\s+repo\s+edit\b[^;&|]*--visibility[= ]public|\bgh\s+api\b[^;&|]*\bprivate=false\b|visibility[\"']?\s*:\s*[\"']public"
     r"|\bmake_public\(\)|\bacl\s*=\s*[\"']public-read|[?&]x-amz-acl=public|\bperm_type\s*=\s*[\"']anyone"
     r"|\.share\([^)]*\banyone\b"
     r"|\b(?:block_public_(?:acls|policy)|restrict_public_buckets|ignore_public_acls)\s*=\s*false\b"

@@ -28,7 +28,7 @@ _AGENT_LIMITS = Hinted(fast_regex(
 _AGENT_PLACE = fast_regex(r"(?:^|/)\.?agents?[/_-]|/agents?/|\bagent_\w+|\bagents\b\s+set\b|secops")
 # an approval recorded: by someone who is not the writer, or passed without one
 _FORGED = Hinted(fast_regex(
-    r"\bapprov(?:ed_by|er)\b[\"']?\s*[:=,]\s*[\"']?[\w.@-]+|[\"']?(?:status|state|decision)[\"']?\s*[:=]\s*[\"']?(?:approved|passed)\b"
+    r"\bapprov(?:ed_by|er)\b[\"']?\s*[:=,]\s*[\"']?[\w.@-]+|(?:status|state|decision)[\"']?\s*[:=]\s*[\"']?(?:approved|passed)\b"
     r"|\b(?:reviewed|signed-off|approved)-by:\s*[\w.-]+|[\"']event[\"']\s*:\s*[\"']approve[\"']|\bon_behalf_of\b"
     r"|\bapproved\.?\s+(?:go\s+ahead|ship\s+it|lgtm)\b[^\n]{0,80}--\s*[\w-]+"),
     "approv|passed|reviewed-by|signed-off|on_behalf_of")
@@ -131,14 +131,14 @@ _GUARD_OFF = fast_regex(
     r"\b(?:secops|interceptor|guardrail)\w*[\"']?\s*(?:[:=]|\bto\b)\s*[\"']?(?:0|false|off|none|disabled?|bypass)\b"
     r"|\bunset\s+secops\w*|\balias\s+secops[\w-]*=|\bsecops[_-]?(?:bypass|skip)\w*\s*=\s*1"
     r"|name\s*=\s*'secops[\w-]*'[^;]*|\bdefault\s+allow\s*(?:=|:=)\s*true\b"
-    r"|[\"']?interceptor[\"']?\s*:\s*[\"']?none")
+    r"|interceptor[\"']?\s*:\s*[\"']?none")
 _GUARD_API = fast_regex(r"(?:agent|secops|guardrail|interceptor)[^\s]*/(?:policies|policy|prompts?|system[-_]prompts?|tools"
                         r"|guardrails|secops|interceptor)(?:/|$)")
 _AGENT_CONFIG = fast_regex(r"(?:^|/)\.agents?/|agent[\w-]*\.(?:json|ya?ml|toml)$")
 # a commit made as, or signed off by, someone else
 _GIT_IDENTITY = fast_regex(r"\bgit\b[^;&|]*-c\s+user\.(?:name|email)=[\w.@-]*(?:lead|admin|hr|security|ceo|cto)"
                            r"|--trailer\s+[\"']?(?:reviewed|approved|signed-off)-by")
-_DISPLAY_AS = fast_regex(r"[\"']?(?:display_name|title|full_name)[\"']?\s*:\s*[\"'][^\"']*(?:lead|head|chief|director|hr\b|security)")
+_DISPLAY_AS = fast_regex(r"(?:display_name|title|full_name)[\"']?\s*:\s*[\"'][^\"']*(?:lead|head|chief|director|hr\b|security)")
 # a From: header of someone else's
 _SPOOFED_FROM = fast_regex(r"\bfrom:\s*[\"']?(?:[\w.-]*\s)?<?(?:hr|security|secops|ceo|cto|cfo|it|helpdesk|payroll|[\w-]+-lead)@")
 

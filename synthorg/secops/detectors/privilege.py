@@ -114,9 +114,9 @@ _PRIV_GRANT = Hinted(fast_regex(
     r"\b(?:role|roles|is_admin|is_superuser|is_staff|superuser|permissions?|privileges?|access_level|"
     r"group|groups|scopes?)\b[\"']?\s*[=:]\s*\[?\s*[\"']?(?:\w*admin\w*|super\w*|root|\w*owner|org-admin|true|1|all|\*)(?![\w-])"
     # security switched off: MFA, SSO, audit, rate limits, fraud checks, sharing rules
-    r"|[\"']?(?:mfa|2fa|require_(?:sso|mfa|2fa)|mfa_enabled|sso_required|audit_log\w*|enforce_\w+)[\"']?\s*[=:]\s*[\"']?(?:false|disabled|off|0)\b"
-    r"|\b(?:auth\w*_disabled|disable_auth\w*|skip_auth\w*|no_auth)\b[\"']?\s*[=:]\s*[\"']?(?:true|1|yes|on)\b|\b\w*bypass_token\b\s*[=:]"
-    r"|[\"']?allow_public_sharing[\"']?\s*[=:]\s*true|[\"']?ip_allowlist[\"']?\s*[=:]\s*\[\s*\]"
+    r"|(?:mfa|2fa|require_(?:sso|mfa|2fa)|mfa_enabled|sso_required|audit_log\w*|enforce_\w+)[\"']?\s*[=:]\s*[\"']?(?:false|disabled|off|0)\b"
+    r"|\b(?:auth\w*_disabled|disable_auth\w*|skip_auth\w*|no_auth)\b[\"']?\s*[=:]\s*[\"']?(?:true|1|yes|on)\b|bypass_token\b\s*[=:]"
+    r"|allow_public_sharing[\"']?\s*[=:]\s*true|ip_allowlist[\"']?\s*[=:]\s*\[\s*\]"
     r"|\bset\s+enabled\s*=\s*false\b[^;]*\b(?:audit|rate_limit|fraud|security|mfa|2fa|sso|waf)"
     r"|\"role\"\s*:\s*\"[\w-]*(?:admin|owner|root|super)"
     r"|\b(?:add|put|make)\s+me\b.{0,40}\b(?:sudo\w*|admins?|root|owners?|wheel)\b"
@@ -127,7 +127,7 @@ _PRIV_GRANT = Hinted(fast_regex(
     r"|/roles?/(?:assign|grant|add)|/(?:admins?|sudoers)(?:/|$)|\baccess_level\W+(?:40|50)\b"), (
     "role|admin|superuser|staff|permission|privilege|access_level|group|me |2fa|mfa|factor|sso|audit|"
     "logging|monitoring|firewall|antivirus|edr|security|sudoers|access_level|secops|interceptor|guardrail|"
-    "waf|dlp|mfa|2fa|sso|audit_log|enforce_|allow_public_sharing|ip_allowlist|enabled"))
+    "waf|dlp|mfa|2fa|sso|audit_log|enforce_|allow_public_sharing|ip_allowlist|enabled|auth|bypass_token"))
 
 
 # APIs that bind roles: Kubernetes RBAC, cloud IAM policies
