@@ -19,7 +19,7 @@ SECRET_FILE = Hinted(fast_regex(
     r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
     r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b(?!\W{1,3}\$\{\{\s*secrets\.)(?!\s*[=:]\s*[\"']?(?![/~$])[\w.-]+/)|/tmp/ssh-[^/\s]*/agent\.|\bssh_auth_sock\s*=\s*[\"']?(?:/tmp/|/run/user/|\$(?!ssh_auth_sock))|credentials\.(?:json|ya?ml|csv|txt)"
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
-    r"|\.zsh_history|/proc/(?:self|\d+|\*)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
+    r"|\.zsh_history|/proc/(?:self|\d+|\*|\[0-9\]\*?|\[\d-\d\]\*?)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
     r"|\.(?:pem|p12|pfx|jks|keystore)\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
     r"|\.env(?<![\w.-]\.env)(?<!-e\s\.env)(?<!--exclude=\.env)(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+)?(?![\w.-])"
     r"|\.\w*_history\b|\b(?:prod|production|staging|live|secrets?)\.env\b|\.config/(?:google-chrome|chromium)/"

@@ -116,6 +116,7 @@ _PRIV_GRANT = Hinted(fast_regex(
     # security switched off: MFA, SSO, audit, rate limits, fraud checks, sharing rules
     r"|(?:mfa|2fa|require_(?:sso|mfa|2fa)|mfa_enabled|sso_required|audit_log\w*|enforce_\w+)[\"']?\s*[=:]\s*[\"']?(?:false|disabled|off|0)\b"
     r"|\b(?:auth\w*_disabled|disable_auth\w*|skip_auth\w*|no_auth)\b[\"']?\s*[=:]\s*[\"']?(?:true|1|yes|on)\b|bypass_token\b\s*[=:]"
+    r"|\b(?:roles?|groups?|scopes?|permissions?)\b[\"']?\s*[=:]\s*\[[^\]]*[\"'][\w-]*(?:admin|owner|root|superuser)[\w-]*[\"']"
     r"|allow_public_sharing[\"']?\s*[=:]\s*true|ip_allowlist[\"']?\s*[=:]\s*\[\s*\]"
     r"|\bset\s+enabled\s*=\s*false\b[^;]*\b(?:audit|rate_limit|fraud|security|mfa|2fa|sso|waf)"
     r"|\"role\"\s*:\s*\"[\w-]*(?:admin|owner|root|super)"
