@@ -500,6 +500,8 @@ def inner_texts(text: str) -> list[str]:
     if not _LOOKS_LIKE_CODE.search(text):
         return found  # a shell line: its quoted words are data, not code
     written, text = text, _OS_PARTS.sub(lambda m: _OS_PART_VALUES[m.group(0)], text) if "os." in text else text
+    if ".join(" in text and "chr(" in text:  # chr(47).join(['', 'etc', 'shadow'])
+        text = _CHR_SEP.sub(lambda m: repr(chr(int(m.group(1)))) + ".join(", text)
     joined = _concatenated(_EMPTY_JOIN.sub(_joined_literals, text) if ".join(" in text else text)
     if "rot" in joined and _ROT13.search(joined):  # codecs.decode('puzbq 777 /rgp/funqbj', 'rot13')
         joined = _ROT13.sub(lambda m: "'" + codecs.decode(m.group(2), "rot13") + "'", joined)
@@ -527,16 +529,17 @@ def inner_texts(text: str) -> list[str]:
     return found
 
 
-_IMPORTED = re.compile(r"""(?:__import__|importlib\.import_module|import_module)\(\s*[rbuf]{0,2}(["'])([\w.]+)\1\s*\)""")
+_IMPORTED = re.compile(r"""(?:__import__|importlib\.import_module|import_module)\(\s*[rbuf]{0,2}(["'])([\w.]+)\1\s*(?:,[^()]*(?:\[[^\]]*\][^()]*)?)?\)""")
 _GETATTR = re.compile(r"""\bgetattr\(\s*([\w.]+)\s*,\s*[rbuf]{0,2}(["'])(\w+)\2\s*(?:,[^()]*)?\)""")
 
 
-_EMPTY_JOIN = re.compile(r"""(["'])\1\.join\(\s*[\[(]((?:\s*[rbuf]?(?:"[^"\\]*"|'[^'\\]*')\s*,?)+)\s*[\])]\s*\)""")
+_EMPTY_JOIN = re.compile(r"""(["'])([^"'\\\n]{0,3})\1\.join\(\s*[\[(]((?:\s*[rbuf]?(?:"[^"\\]*"|'[^'\\]*')\s*,?)+)\s*[\])]\s*\)""")
+_CHR_SEP = re.compile(r"\bchr\(\s*(3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*\)\.join\(")
 _LITERAL_PART = re.compile(r"""[rbuf]?(?:"([^"\\]*)"|'([^'\\]*)')""")
 
 
 def _joined_literals(m: re.Match[str]) -> str:
-    return "'" + "".join(a or b for a, b in _LITERAL_PART.findall(m.group(2))) + "'"
+    return "'" + m.group(2).join(a or b for a, b in _LITERAL_PART.findall(m.group(3))) + "'"
 
 
 _OS_PART_VALUES = {"os.sep": "'/'", "os.path.sep": "'/'", "os.pardir": "'..'", "os.curdir": "'.'",

@@ -98,9 +98,14 @@ _DOWNLOADED = re.compile(r"\b(?:curl|wget)\b[^;&|]*\s(?:-o\s*|-[a-z]*o\s+|--outp
 _RUNS = r"(?:\b(?:ba|z|da)?sh|\bpython[0-9.]*|\bsource|\bperl|\bnode|\bchmod\s+\S*x\S*|\bdpkg\s+-i|(?<![\w.])\.)\s+(?:-\S+\s+)*(?:\./)?"
 
 
-def _fetched_then_run(view: str) -> bool:
+def _fetched_then_run(view: str, internal: Iterable[str]) -> bool:
+    """A file downloaded from outside the company, then run (the company's own tools, from
+    its own servers, are installed like this every day)."""
     for m in _DOWNLOADED.finditer(view):
         name = re.escape((m.group(1) or m.group(2)).removeprefix("./"))
+        hosts = hosts_in(view[max(0, view.rfind(";", 0, m.start())):m.end()])
+        if hosts and all(is_internal(h, internal) for h in hosts):
+            continue
         if re.search(_RUNS + name + r"(?:\s|$|[;&|])", view[m.end():]):
             return True
     return False
@@ -231,7 +236,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         pass  # (prose: detectors.relayed_command_findings reads what a message asks to be run)
     elif any(_FETCH_EXEC.search(v) for v in views) or (any(
             "curl" in v or "wget" in v for v in views) and any(
-            _fetched_then_run(v) for v in views)):
+            _fetched_then_run(v, internal) for v in views)):
         yield finding("exfiltration.remote_code", "runs code fetched from the network")
         return
     if call.action_type == "db:query" and any(_SQL_SENDS.search(v) for v in views):

@@ -43,6 +43,10 @@ _IDENTITY = re.compile(r"\b(?:this\s+is|i\s+am|i'm)\s+([\w-]+)|\b([\w-]+)\s+here
 _FUNCTIONS = frozenset({"hr", "secops", "security", "it", "helpdesk", "legal", "finance", "payroll"})
 
 
+# code that writes somewhere others read: a redirect, tee, sed -i, an open for writing, an HTTP body
+_WRITES = re.compile(r">|\btee\b|\bsed\s+-i|\bopen\([^)]*[\"'][wa]|\.write|\bcurl\b|\brequests\.|\bpost\(|\bput\(|\bpatch\("
+                     r"|\bsend_message\b|\bsendmail\b|\bmail\b|\binsert\b|\bupdate\b"
+                     r"|\bgit\s+(?:notes|commit|tag)\b|\s-m\s|--(?:message|body|title|notes?)\b|\b(?:gh|glab|jira|slack)\b|\bcomment")
 _SOURCE_FILE = re.compile(r"\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rb|java|kt|rs|c|cc|cpp|h|hpp|cs|php|scala|swift)$", re.I)
 _STRING_LITERAL = re.compile(r"\"\"\"[\s\S]*?\"\"\"|'\'\'[\s\S]*?'\'\'|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|`[^`]*`")
 
@@ -60,7 +64,8 @@ def organisation_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fi
     if call.action_type not in MESSAGE_ACTIONS and not reporting:
         # (in source code, phrases in string literals are data: a filter's list of injection
         # phrases; its comments are still read)
-        marked = _STRING_LITERAL.sub('""', written.lower()) if _SOURCE_FILE.search(call.text("path")) else low
+        marked = _STRING_LITERAL.sub('""', written.lower()) if _SOURCE_FILE.search(call.text("path")) or (
+            call.action_type.startswith("code:") and not _WRITES.search(written)) else low
         if _MARK_WORD.search(marked) and written_mark(marked):
             yield finding("injection.stored", "writes instructions for the agents who will read it")
             return
