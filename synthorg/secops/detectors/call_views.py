@@ -41,6 +41,9 @@ def as_test_data(call: ToolCall) -> ToolCall:
     return replace(call, arguments={**call.arguments, "content": content})
 
 
+_JOB_SCRIPT = re.compile(r"[\"'](?:script|scripts|command|commands|cmd|run|shell|exec|steps)[\"']\s*:")
+
+
 def code_views(call: ToolCall) -> tuple[str, ...]:
     """The views that may be run: not what a message says, nor prose written to a file
     (those are read for secrets only)."""
@@ -50,8 +53,8 @@ def code_views(call: ToolCall) -> tuple[str, ...]:
     if call.action_type in ("fs:write", "fs:delete") and place_of(
             resolve(call.text("path"), call.workspace), call.workspace) == "workspace":
         skip.add("path")  # a file of the workspace's own (the path rules judge where it is)
-    if call.action_type == "net:http":
-        skip.add("body")
+    if call.action_type == "net:http" and not _JOB_SCRIPT.search(call.text("body").lower()):
+        skip.add("body")  # (a job's script, posted to a build or job service, runs there)
     seen: dict[str, None] = {}
     for name, vs in call.argument_views.items():
         if name not in skip:

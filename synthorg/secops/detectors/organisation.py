@@ -151,7 +151,10 @@ _SPOOFED_FROM = fast_regex(r"\bfrom:\s*[\"']?(?:[\w.-]*\s)?<?(?:hr|security|seco
 def _impersonated(text: str, call: ToolCall) -> str | None:
     """A colleague or a function the message claims to be written by (the writer is none)."""
     for m in _IDENTITY.finditer(text):
-        who = next(g for g in m.groups() if g).lower()
+        said = next(g for g in m.groups() if g)
+        who = said.lower()
+        if who == "it" and said != "IT":
+            continue  # "not pasting it here" is no signature of IT
         if who in _FUNCTIONS or who in call.colleagues:
             return who
     return None

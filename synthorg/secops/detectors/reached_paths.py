@@ -245,8 +245,8 @@ def _python_path_expressions(view: str) -> Iterator[tuple[str, bool]]:
             yield posixpath.join(*_PY_STRING.findall(m.group(1))), True
         for m in _SLASH_JOIN.finditer(view):
             yield posixpath.normpath("/".join(_PY_STRING.findall(m.group(1))) or "/"), False
-    if "path(" in view and (".parent" in view or "/" in view):
-        yield from _pathlib_paths(view)
+    if "path" in view and (".parent" in view or "/" in view):
+        yield from _pathlib_paths(view.replace("path.cwd()", "path('.')"))
     if "home()" in view or "expanduser(" in view:
         for m in _PY_HOME.finditer(view):
             yield posixpath.join("~", *_PY_STRING.findall(m.group(1))), True
