@@ -138,7 +138,7 @@ _TOKEN = fast_regex(
     r"|\b[rs]k_(?:live|test)_[a-z0-9]{16,}|\bnpm_[a-z0-9]{30,}|\bpypi-[a-z0-9_-]{30,}"
     r"|\bhooks\.slack\.com/services/t[a-z0-9]+/b[a-z0-9]+/[a-z0-9]{16,}"
     r"|\bdiscord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}"
-    r"|\bbearer\s+[a-z0-9._~+/=-]{20,}|\bauthorization:\s*(?:basic|bearer|token)\s+\S{12,}")
+    r"|\bbearer\s+[a-z0-9._~+/=-]{20,}|\bauthorization:\s*(?:basic|bearer|token)\s+(?![$<{])\S{12,}")
 # "the password is X", "root pw on db-1: X", "creds: admin / X": a value given for a secret
 _SECRET_WORD = (r"\b(?:password|passwd|passphrase|passcode|pw|pwd|pass|pin|creds?|credentials"
                 r"|login|secret|token|api key)\b")

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.call_views import code_views
+from synthorg.secops.detectors.call_views import _PROSE, code_views
 from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
 from synthorg.secops.detectors.sql import selects_secrets
+from synthorg.secops.messages import shares_secret
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import LOCAL_URL, is_metadata_host
 
@@ -100,12 +101,13 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
 ))
 SECRET_VALUE = Hinted(fast_regex(
     r"\bakia[0-9a-z]{16}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
-    r"|\bsk-[a-z0-9_\-]{20,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
+    r"|\bsk-[a-z0-9_\-]{20,}|\b[rs]k_live_[a-z0-9]{16,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
     r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}"
     r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key|[a-z]+_(?:key|secret|token))\s*(?:is|[:=])\s*[\"']?"
     r"(?!request|os\.|getpass|input|none|null|env|config|settings|self\.|\$\{|<|\{)"
     r"(?=[\w!@#$%^&*+/=\-]*\d)(?=[\w!@#$%^&*+/=\-]*[a-z])[\w!@#$%^&*+/=\-]{8,}"), (
-    "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access"))
+    "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access|k_live_"))
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|fixtures?|testdata|spec|__tests__)/")
 SECRET_VAR = fast_regex(
     r"\$\{?[a-z0-9_]*(?:secret|token|passw(?:or)?d|api_?key|access_key|private_key|credential)[a-z0-9_]*"
     r"|\$\{?[a-z0-9_]+_(?:pass|pw|pwd|sk|dsn|auth)\b"  # $DB_PASS, ${STRIPE_SK} ($PWD is the directory)
@@ -236,6 +238,10 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                     ) -> Iterator[Finding]:
     """Secrets in anything the call carries; credential files and the environment where
     the call runs something (a message may name a .pem file without touching one)."""
+    if call.action_type == "fs:write" and _PROSE.search(call.text("path")) and not _TEST_PATH.search(
+            call.text("path").lower()) and shares_secret("\n".join(call.argument_views.get("content", ()))):
+        yield finding("secrets.in_document", "writes a password, token or key into a document others read")
+        return
     for v in views:
         if carries_secret(v) and carries_secret(v, _made_up_ok(call, views)):
             yield finding("secrets.secret_value", "carries or reads what looks like a secret (a key, "

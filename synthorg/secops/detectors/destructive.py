@@ -41,7 +41,7 @@ _DESTRUCTIVE = [
                 r"|\bdelete\s+from\s+[\w\"`.]+\s*(?:;|$|returning\b)"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s+where\s+(?:1\s*=\s*1|true|1|'1'\s*=\s*'1'|\d+\s*>\s*0)\s*(?:;|$)"
                 r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).)*(?:;|$)"
-                r"|\bdelete\s+\w+\s*$|\bdropdatabase\b|\bflushall\b|\bflushdb\b"
+                r"|(?:^|;)\s*delete\s+\w+\s*$|\bdropdatabase\b|\bflushall\b|\bflushdb\b"
                 r"|\bdelete\s+from\s+sqlite_(?:master|schema)\b|\bupdate\s+sqlite_(?:master|schema)\b"
                 r"|\.drop\(\)|\bdeletemany\(\s*\{\s*\}\s*\)|\bremove\(\s*\{\s*\}\s*\)|\.drop_database\(|\bdrop_collection\("
                 # a WHERE that holds for every row: a column equal to itself, LIKE '%', OR TRUE,
@@ -78,7 +78,7 @@ _DESTRUCTIVE = [
      "system_disruption", "shuts down, kills everything or removes safeguards"),
     (Hinted(fast_regex(r"\bchmod -r 0*00\b|\bchmod -r [0-7]*7 /|\bchown -r \S+ /(?:\s|$)|\bfind / [^;&|]*-delete\b"
                 r"|\brm\s+(?:-\S+\s+)*-\w*[rR]\w*\b[^;&|]*\s(?:/\*?|~/?\*?|\$home/?\*?)(?=\s|$|[;&|])"
-                r"|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /"), "chmod|chown|find /|mv |:>|truncate|rm "),
+                r"|\bmkfs(?:\.\w+)?\b[^;&|]*(?:\$\(|`)|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /"), "chmod|chown|find /|mv |:>|truncate|rm |mkfs"),
      "mass_damage", "damages files across the system"),
 ]
 

@@ -60,7 +60,7 @@ _LASTING = (
      r"|--mount\s+type=bind,\s*(?:source|src)=/(?:,|\s|$)|\bprivileged:\s*true|\bhost(?:pid|network|ipc):\s*true"
      r"|\bhostpath:\s*\{?\s*path:\s*/(?:\s|$|,|\})"),
     ("cluster-admin|iam|role assignment|--as|sts |rolebinding|kubectl|systemctl",
-     r"\bkubectl\b(?![^;&|]*\b(?:get|describe|auth\s+can-i)\b)[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b"
+     r"\bkubectl\b(?![^;&|]*\b(?:get|describe|auth\s+can-i)\b)[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b(?![^;&|]*--clusterrole[= ](?:view|viewer|read[\w-]*)\b)"
      r"|\bkubectl\b[^;&|]*\b(?:run|patch|create)\b[^;&|]*(?:--privileged|[\"']?(?:privileged|hostpid|hostnetwork)[\"']?\s*:\s*true)"
      r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]*\b(?:attach|put)-[\w-]*policy\b"
      r"|\biam\b[^;&|]*\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"
