@@ -168,10 +168,22 @@ _HEX_GAP = re.compile(r"[\s:]")
 _B64_RUN = re.compile(r"[A-Za-z0-9+/](?<![A-Za-z0-9+/]{2})[A-Za-z0-9+/]{7,}={0,2}(?![A-Za-z0-9+/=])")
 _B64_URL_RUN = re.compile(r"[A-Za-z0-9_\-](?<![A-Za-z0-9_\-]{2})[A-Za-z0-9_\-]{15,}={0,2}(?![A-Za-z0-9_\-=])")
 _SUBST = re.compile(r"\$\(([^()]*(?:\([^()]*\)[^()]*)*)\)|`([^`]*)`|<\(([^()]*)\)")
-_INNER = fast_regex(
-    r"\b(?:bash|zsh|ksh|dash|sh|python[0-9.]*|perl|ruby|node|php)\s+(?:-[\w/:.=-]+\s+)*?-[a-z]*[ce]\s+"
-    r"(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')"
-    r"|\beval\s+(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')", re.I | re.S)
+_INNER_SOURCE = (r"\b(?:bash|zsh|ksh|dash|sh|python[0-9.]*|perl|ruby|node|php)\s+(?:-[\w/:.=-]+\s+)*?-[a-z]*[ce]\s+"
+                 r"(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')"
+                 r"|\beval\s+(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)')")
+_INNER = fast_regex(_INNER_SOURCE, re.I | re.S)
+# (searched in lower case and read back from the text: a case-blind search cannot skip ahead)
+_INNER_LOWER = fast_regex(_INNER_SOURCE, re.S)
+
+
+def _inner_bodies(text: str) -> Iterator[tuple[str | None, ...]]:
+    """The bodies of `sh -c`, `python -c`, `eval` ... in `text`, as written."""
+    if text.isascii():  # (lower() keeps every position of an ASCII text)
+        for m in _INNER_LOWER.finditer(text.lower()):
+            yield tuple(text[m.start(i):m.end(i)] if m.start(i) >= 0 else None for i in range(1, 5))
+    else:
+        for m in _INNER.finditer(text):
+            yield m.groups()
 _ASSIGN = re.compile(r"(?:^|[;&|\s(])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?"
                      r"([A-Za-z_][A-Za-z0-9_]*)=(\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`|\"[^\"]*\"|'[^']*'|[^\s;&|]*)")
 # what an echo or printf substitution gives: `c=$(printf '%s' 'terr' 'aform')` is terraform
@@ -493,10 +505,10 @@ def inner_texts(text: str) -> list[str]:
         return []
     found = [g for m in _SUBST.finditer(text) for g in m.groups() if g] \
         if "$(" in text or "`" in text or "<(" in text else []
-    inner = _INNER.finditer(text) if "-" in text or "eval" in text.lower() else ()
-    for m in inner:  # a double-quoted body is unescaped as the shell does
+    inner = _inner_bodies(text) if "-" in text or "eval" in text.lower() else ()
+    for groups in inner:  # a double-quoted body is unescaped as the shell does
         found += [_DQ_ESCAPE.sub(r"\1", g) if i in (0, 2) else g
-                  for i, g in enumerate(m.groups()) if g]
+                  for i, g in enumerate(groups) if g]
     if not _LOOKS_LIKE_CODE.search(text):
         return found  # a shell line: its quoted words are data, not code
     written, text = text, _OS_PARTS.sub(lambda m: _OS_PART_VALUES[m.group(0)], text) if "os." in text else text

@@ -50,15 +50,17 @@ _DEV_TCP = fast_regex(r"/dev/(?:tcp|udp)/([^/\s]+)/")
 # (the look-behind follows the first digit: a search then skips to digits)
 _BARE_IP = fast_regex(r"(\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3})(?![\w.])")
 _CONNECTED_HOST = fast_regex(r"\b(?:https?connection|create_connection|smtp(?:_ssl)?|ftp(?:_tls)?|transport|connect"
-                             r"|imap4(?:_ssl)?|pop3(?:_ssl)?|telnet)\(\s*\(?\s*[\"']([a-z0-9\-]+(?:\.[a-z0-9\-]+)+)[\"']"
-                             # a name looked up with data in front of it: f'{chunk}.x.exfil.example'
-                             r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\}\.(?:[a-z0-9\-]+\.)*?((?:[a-z0-9\-]+\.)[a-z]{2,})[\"']")
+                             r"|imap4(?:_ssl)?|pop3(?:_ssl)?|telnet)\(\s*\(?\s*[\"']([a-z0-9\-]+(?:\.[a-z0-9\-]+)+)[\"']")
+# a name looked up with data in front of it: f'{chunk}.x.exfil.example'
+_LOOKED_UP_HOST = fast_regex(r"\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\}\.(?:[a-z0-9\-]+\.)*?"
+                             r"((?:[a-z0-9\-]+\.)[a-z]{2,})[\"']")
 _NET_CMD_HOST = fast_regex(
     r"\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|host|ping|"
     r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
-    r"\d{1,3}(?:\.\d{1,3}){3})\b"
-    # socat's addresses: TCP:host:port, OPENSSL-CONNECT:host:port
-    r"|\b(?:tcp|udp|ssl|openssl|sctp)[46]?(?:-connect)?:((?:[a-z0-9\-]+\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}):\d")
+    r"\d{1,3}(?:\.\d{1,3}){3})\b")
+# socat's addresses: TCP:host:port, OPENSSL-CONNECT:host:port (a pattern of its own: as one more
+# alternative above it doubled the time of every search)
+_SOCAT_HOST = fast_regex(r"\b(?:tcp|udp|ssl|openssl|sctp)[46]?(?:-connect)?:((?:[a-z0-9\-]+\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3}):\d")
 
 
 # where a command starts (host and ping are words too: a Python tuple (host, port) is none)
@@ -162,12 +164,16 @@ def hosts_in(text: str) -> set[str]:
     found = {m.group(1) for m in _USER_HOST.finditer(text)} if "@" in text else set()
     if "/dev/" in text:
         found |= {m.group(1) for m in _DEV_TCP.finditer(text)}
-    found |= {m.group(1) or m.group(2) for m in _NET_CMD_HOST.finditer(text)
+    if "socat" in text:
+        found |= {m.group(1) for m in _SOCAT_HOST.finditer(text)}
+    found |= {m.group(1) for m in _NET_CMD_HOST.finditer(text)
               if not (text.startswith(("host", "ping"), m.start())
                       and not _COMMAND_START.search(text[max(0, m.start() - 12):m.start()]))}
     found |= {m.group(1) for m in _BARE_IP.finditer(text)}
     if "(" in text:
-        found |= {m.group(1) or m.group(2) for m in _CONNECTED_HOST.finditer(text)}
+        found |= {m.group(1) for m in _CONNECTED_HOST.finditer(text)}
+        if "{" in text:
+            found |= {m.group(1) for m in _LOOKED_UP_HOST.finditer(text)}
     # a URL's host is a host even when it ends like a file (transfer.sh, a .zip domain)
     return urls | {h.rstrip(".") for h in found
                    if h and h.rsplit(".", 1)[-1] not in _FILE_EXTENSIONS}
