@@ -123,7 +123,7 @@ _SQL_STRING = re.compile(r"'(?:[^']|'')*\b(?:drop|delete|truncate|update|insert)
 
 _BRANCH_PROTECTION = re.compile(r"/(?:branch_protections?|protected_branches)/(?:main|master|trunk|release[\w.-]*|prod\w*)/?$")
 _EVERY_RECORD = re.compile(r"(?:^|&)(?:filter|scope|select|ids?|where|match|query)=(?:all|\*)(?:&|$)|(?:^|&)all=(?:true|1|yes)(?:&|$)")
-_SHARED_BRANCH = re.compile(r"/branches/(?:main|master|trunk|release[\w.-]*|prod\w*)(?:/protection)?/?$")
+_SHARED_BRANCH = re.compile(r"/(?:branches|git/refs/heads)/(?:main|master|trunk|release[\w.-]*|prod\w*)(?:/protection)?/?$")
 
 
 def _deleted_target(url: str) -> str:

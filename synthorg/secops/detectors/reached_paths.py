@@ -189,6 +189,9 @@ def _name_before(view: str, at: int) -> str:
     return view[start:end]
 
 
+# files whose lines are run later as commands: shell scripts, git hooks
+_RUN_LATER = re.compile(r"\.(?:sh|bash|zsh)$|(?:^|/)\.git/hooks/|(?:^|/)\.husky/")
+_REMOVES = re.compile(r"\b(?:rm|shred|unlink|rmdir|truncate|dd|mkfs\w*|wipefs)\b")
 _CODE_ARGUMENTS = ("command", "cmd", "script", "shell", "code", "source", "program")
 _SHELL_ARGUMENTS = ("command", "cmd", "script", "shell")
 
@@ -205,6 +208,10 @@ def paths_of(call: ToolCall) -> Iterator[tuple[str, bool]]:
                     yield m.group(1), False
         if name in _CODE_ARGUMENTS:
             yield from _paths_in_code(vs, commands_only=name not in _SHELL_ARGUMENTS)
+        elif name == "content" and kind == "fs:write" and _RUN_LATER.search(call.text("path").lower()) \
+                and any(_REMOVES.search(v) for v in vs):
+            # a script or hook written now runs later: what its commands delete or overwrite
+            yield from ((p, True) for p, w in _paths_in_code(vs, commands_only=True) if w)
         elif name in ("query", "sql"):
             for v in vs:
                 for m in SQL_FILE.finditer(v):

@@ -31,6 +31,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\brange\(\s*(?:\d{5,}|10\s*\*\*\s*\d+)\s*\)\s*:[^;]{0,160}?(?:thread|process\(|popen|fork|\.start\(\))"),
     ("sys.executable", r"\bsys\.executable\s*,\s*(?:__file__|sys\.argv\[0\])\b.*\bsys\.executable\s*,\s*(?:__file__|sys\.argv\[0\])\b"
      r"|\bwhile\s+(?:true|1)\s*:[^;]*\bsys\.executable\s*,\s*(?:__file__|sys\.argv\[0\])"),
+    ("head -c", r"\bhead\s+-c\s*(?:\d{10,}|\d+\s*[gt]i?b?\b)[^;&|]*/dev/(?:u?random|zero)"
+     r"|/dev/(?:u?random|zero)\b[^;&|]*\|\s*head\s+-c\s*(?:\d{10,}|\d+\s*[gt]i?b?\b)"),
     ("$0", r"[\"']?\$0[\"']?\s*&\s*[\"']?\$0[\"']?\s*&|[\"']?\$0[\"']?\s*\|\s*[\"']?\$0[\"']?\s*&"),
     # every combination of huge ranges, materialised
     ("product|permutations|combinations",
@@ -172,7 +174,7 @@ _HUGE_RANGE = Hinted(fast_regex(r"\brange\(\s*\d[\d_]{7,}\s*\)[^;]{0,160}?\b(?:o
                                 r"|popen|spawn)\b|\b(?:open|touch|write\w*|mkdir|append|fork|thread|process|popen|spawn)\b[^;]{0,160}?"
                                 r"\bfor\s+\w+\s+in\s+range\(\s*\d[\d_]{7,}\s*\)"), "range(")
 # SQL that never ends or multiplies rows: an endless loop, a long sleep, a cartesian insert
-_SQL_ABUSE = fast_regex(r"(?:\binsert\s+into\s+(\w+)\s+select\b[^;]*\bfrom\s+\1\b[^;]*;\s*){2,}|(?:\bbegin|;|\bthen|\belse)\s+loop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b"
+_SQL_ABUSE = fast_regex(r"\b(?:repeat|replicate|rpad|lpad|space)\([^;]*,\s*\d{8,}\s*\)|(?:\binsert\s+into\s+(\w+)\s+select\b[^;]*\bfrom\s+\1\b[^;]*;\s*){2,}|(?:\bbegin|;|\bthen|\belse)\s+loop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b"
                         r"|\bwhile\s*\(?\s*(?:1\s*=\s*1|1|true)\s*\)?\s*(?:begin|loop)\b|\bpg_sleep\(\s*\d{4,}|\bsleep\(\s*\d{4,}"
                         r"|\binsert\s+into\b[^;]*\bgenerate_series\(\s*\d+\s*,\s*\d{5,}|\bwaitfor\s+delay\s+'\d{2,}:"
                         r"|\bwith\s+recursive\b(?:(?!\bwhere\b|\blimit\b).)*$|\bbenchmark\(\s*\d{7,}", re.S)
