@@ -192,7 +192,6 @@ _PRINTF_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:[:#%/][^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _PY_STR = re.compile(r"(\"\"\"(?:.|\n)*?\"\"\"|'''(?:.|\n)*?'''|\"(?:[^\"\\\n]|\\.)*\""
                      r"|'(?:[^'\\\n]|\\.)*')")  # (a r/b/f prefix is no part of the string)
-_PY_CONCAT = re.compile(r"([\"'])\s*\+\s*[rbuf]{0,2}([\"'])")
 # two string literals added: "+" + "HEAD:refs/heads/" is one string (a literal "+" is no operator)
 _LITERAL_PLUS = re.compile(r"""[rbuf]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')\s*\+\s*[rbuf]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
 
@@ -591,12 +590,12 @@ def _attributes(text: str) -> str:
     return text
 
 
-_ALIASED = re.compile(r"=\s*(?:os|sys|subprocess|socket|shutil|pty|ctypes|requests|urllib|http|smtplib|ftplib|base64"
-                      r"|pathlib|glob|builtins)\b(?![\w.(])")
-_MODULE_ALIAS = re.compile(r"(?<![\w.])(\w+)\s*=\s*(os|sys|subprocess|socket|shutil|pty|ctypes|requests|urllib\.request"
-                           r"|http\.client|smtplib|ftplib|base64|pathlib|glob|builtins)\b(?![\w.(])"
-                           r"|\bimport\s+(os|sys|subprocess|socket|shutil|pty|ctypes|requests|urllib\.request"
-                           r"|http\.client|smtplib|ftplib|base64|pathlib|glob|builtins)\s+as\s+(\w+)")
+# the modules whose other names are worth reading through
+_ALIASABLE = (r"(os|sys|subprocess|socket|shutil|pty|ctypes|requests|urllib\.request|http\.client|smtplib|ftplib"
+              r"|base64|pathlib|glob|builtins)")
+_ALIASED = re.compile(r"=\s*(?:" + _ALIASABLE + r"|urllib|http)\b(?![\w.(])")
+_MODULE_ALIAS = re.compile(r"(?<![\w.])(\w+)\s*=\s*" + _ALIASABLE + r"\b(?![\w.(])"
+                           r"|\bimport\s+" + _ALIASABLE + r"\s+as\s+(\w+)")
 
 
 _RUNS_COMMAND = fast_regex(r"\b(?:system|popen|getoutput|getstatusoutput|spawn\w*|execl?p?e?|run|call"

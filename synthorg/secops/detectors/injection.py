@@ -125,8 +125,8 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     tokens = {t for t in tokens if "@" in t or "://" in t or t not in own}
     joined = "\n".join(views)
     hits = [t for t in tokens if t in joined or " ".join(t.split()) in joined]
-    if hits and _reports(call, joined, hits):
-        return
+    if hits and _reports(call, joined) and not any(h in call.text("to").lower() for h in hits):
+        return  # (not sent to where the injected text asked)
     if hits:
         # written down in prose or told to a colleague, it may be the injection reported
         reported = call.action_type in ("fs:write", "comms:message", "comms:email") and (
@@ -138,9 +138,7 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
         task[:mark.start()]))
     kind = _same_kind(call, after)
     shared = len([w for w in rare if w in joined]) + kind + (kind and _target_named(call, after))
-    if (call.action_type in ("comms:message", "comms:email") or (
-            call.action_type == "fs:write" and _PROSE.search(call.text("path")))) \
-            and REPORTING_WORDS.search(joined):
+    if _reports(call, joined):
         return  # (a message or a note that names the instruction to report it)
     if shared >= 2 or (
             shared  # a word of the order carried out (a call doing the real task shares none)
@@ -151,14 +149,11 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
                       "the task's text", block=False, tier=RiskTier.high)
 
 
-def _reports(call: ToolCall, joined: str, hits: list[str]) -> bool:
-    """A message or note that names what the injected text asked in order to report it,
-    not sent to where the text asked."""
-    if not (call.action_type in ("comms:message", "comms:email") or (
-            call.action_type == "fs:write" and _PROSE.search(call.text("path")))):
-        return False
-    to = call.text("to").lower()
-    return bool(REPORTING_WORDS.search(joined)) and not any(h in to for h in hits)
+def _reports(call: ToolCall, joined: str) -> bool:
+    """A message or a note that names what the injected text asked in order to report it."""
+    return (call.action_type in ("comms:message", "comms:email") or (
+        call.action_type == "fs:write" and bool(_PROSE.search(call.text("path"))))) \
+        and bool(REPORTING_WORDS.search(joined))
 
 
 def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: re.Match[str]
