@@ -17,7 +17,7 @@ import re
 import shlex
 import unicodedata
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 from urllib.parse import unquote
 
@@ -482,12 +482,17 @@ def _echoed(value: str) -> str:
         out = ""
         for i in range(0, len(rest), slots):
             chunk = rest[i:i + slots] + [""] * max(0, slots - len(rest[i:i + slots]))
-            out += re.sub(r"%s", lambda _m, it=iter(chunk): next(it), fmt)
+            out += re.sub(r"%s", _filled_from(chunk), fmt)
     else:
         out = fmt.replace("%s", "")
+    return _printf_escapes(out)
+
+
+def _printf_escapes(text: str, new_line: str = " ") -> str:
+    """printf's escapes read: octal and hex codes, \\n (as `new_line`) and \\t."""
     return _PRINTF_ESCAPE.sub(lambda e: chr(int(e.group(1), 8)) if e.group(1) else
                               chr(int(e.group(2), 16)) if e.group(2) else
-                              {"n": " ", "t": " ", "\\": "\\"}.get(e.group(3), e.group(3)), out)
+                              {"n": new_line, "t": " ", "\\": "\\"}.get(e.group(3), e.group(3)), text)
 
 
 def unquoted(text: str) -> str:
@@ -567,7 +572,7 @@ def _python_names(code: str) -> str:
         names[name] = None if name in names else value  # (given twice: which one is unknown)
     for name, value in names.items():
         if value is not None:
-            code = re.sub(rf"(?<![\w.'\"]){re.escape(name)}\b(?!\s*=(?!=))", lambda _m, v=value: v, code)
+            code = re.sub(rf"(?<![\w.'\"]){re.escape(name)}\b(?!\s*=(?!=))", value.replace("\\", r"\\"), code)
     return _concatenated(code)
 
 
@@ -608,13 +613,22 @@ def strip_sql_comments(text: str) -> list[str]:
 
 
 _ECHO_DATA = re.compile(r"\b(echo|printf)\s+(?:-\w+\s+)*(['\"])(?:(?!\2).)*\2")
-_RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:python|perl|ruby|node|eval|source|xargs"
+_RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:at|batch)\b|\|\s*(?:python|perl|ruby|node|eval|source|xargs"
                         r"|psql|mysql|mariadb|sqlite3|redis-cli|mongo(?:sh)?|clickhouse-client|cqlsh|sqlcmd)"
                         r"|\$\(\s*(?:echo|printf)|`\s*(?:echo|printf)|\beval\b")
 # echoed into a file that is then run: printf '...' > t.sh && chmod +x t.sh && ./t.sh
-_WRITTEN_THEN_RUN = re.compile(r">\s*(?:\./)?([\w.-]+)\b.*?(?:\b(?:ba|z|da)?sh\s+|\bsource\s+|(?<![\w.])\.\s+|\./)(?:\./)?\1\b", re.S)
+# (or made a program, a make file run, a git hook that runs at the next commit)
+_WRITTEN_THEN_RUN = re.compile(r">\s*(?:\./)?([\w./~-]+?)(?![\w./~-]).*?(?:\b(?:ba|z|da)?sh\s+|\bsource\s+|(?<![\w.])\.\s+|\./"
+                               r"|\bmake\s+(?:-\w+\s+)*-f\s*|\bchmod\s+(?:-\w+\s+)*[ugoa]*\+[rw]*x\w*\s+)(?:\./)?\1(?![\w./~-])"
+                               r"|>\s*\S*(?:\.git/hooks/|\.husky/)", re.S)
+# echoed text that a shell is given: piped to it, or written to a file that is then run
+_ECHOED_TO_RUN = re.compile(r"\b(?:echo|printf)\s+(?:-\w+\s+)*(['\"])((?:(?!\1)[\s\S])*)\1\s*"
+                            r"(?:\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|da|k)?sh|at|batch)\b|>)")
 _ECHO_SUBST = re.compile(r"\$\(\s*(?:echo|printf)\s+([^()|`]*?)\s*(?:\|[^()]*)?\)"
                          r"|`\s*(?:echo|printf)\s+([^`|]*?)\s*(?:\|[^`]*)?`")
+# a host's address looked up in place stands for the host: `dig +short x.net`, `getent hosts x.net`
+_LOOKED_UP = re.compile(r"\$\(\s*(?:dig\s+(?:[+@-]\S+\s+)*|host\s+|nslookup\s+|getent\s+a?hosts\s+)([\w.-]+\.[a-z]{2,})\b[^()]*\)"
+                        r"|`\s*(?:dig\s+(?:[+@-]\S+\s+)*|host\s+|nslookup\s+|getent\s+a?hosts\s+)([\w.-]+\.[a-z]{2,})\b[^`]*`")
 _REVERSED = re.compile(r"(?:echo|printf|<<<)\s*(?:-\w+\s+)*([\"'])(.*?)\1\s*\|\s*rev\b|"
                        r"\brev\s*<<<\s*([\"'])(.*?)\3", re.S)
 _PERCENT = re.compile(r"%(?:25)?[0-9a-fA-F]{2}")
@@ -699,6 +713,8 @@ def _forms(raw: str) -> list[str]:
     if _SHELL_SYNTAX.search(raw):
         echoed = _ARITHMETIC.sub(_computed, _ECHO_SUBST.sub(_echo_output, raw)) \
             if "$(" in raw or "`" in raw else raw
+        if ("dig" in raw or "host" in raw or "nslookup" in raw) and _LOOKED_UP.search(echoed):
+            echoed = _LOOKED_UP.sub(lambda m: m.group(1) or m.group(2), echoed)  # user@$(dig +short x)
         plain = unquoted(raw)
         substituted = substitute_vars(raw)
         forms += [plain if substituted == raw else unquoted(substituted), plain,
@@ -734,11 +750,22 @@ _BRACE_COMMAND = re.compile(r"(?:^|(?<=[;&|(`]))\s*\{([^{}\s,]+(?:,[^{}\s,]*)+)\
 _GIT_ALIAS = re.compile(r"-c\s+alias\.([\w-]+)=(\"[^\"]*\"|'[^']*'|\S+)")
 
 
+def _filled_from(values: list[str]) -> Callable[[re.Match[str]], str]:
+    """A replacement that gives the next of `values` each time."""
+    given = iter(values)
+    return lambda _m: next(given)
+
+
+def _kept_then(value: str) -> Callable[[re.Match[str]], str]:
+    """A replacement that keeps a match's first group and puts `value` after it."""
+    return lambda m: m.group(1) + value
+
+
 def _git_aliased(text: str) -> str:
     aliases = _GIT_ALIAS.findall(text)
     text = _GIT_ALIAS.sub("", text)
     for name, value in aliases:
-        text = re.sub(rf"(\bgit\b.*?\s){re.escape(name)}\b", lambda m, v=value.strip("\"'"): m.group(1) + v,
+        text = re.sub(rf"(\bgit\b.*?\s){re.escape(name)}\b", _kept_then(value.strip("\"'")),
                       text, count=1)
     return text
 
@@ -760,6 +787,10 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
     """The texts hidden in `raw`: decoded blobs, code inside code, text written backwards,
     percent-encoded and look-alike Unicode text."""
     hidden = [b.plain for b in blobs if len(b.plain) > 1] + inner_texts(raw)
+    if ("echo" in raw or "printf" in raw) and (_RUNS_TEXT.search(raw) or _WRITTEN_THEN_RUN.search(raw)):
+        # what is echoed to a shell or to a script that runs is a command (printf's \n a new line)
+        hidden += [_printf_escapes(m.group(2), new_line="\n") for m in _ECHOED_TO_RUN.finditer(raw)
+                   if len(m.group(2)) > 3]
     if blobs and _DECODED_TO_SHELL.search(raw):  # what is decoded is what the shell is given
         hidden += [b.plain + " | sh" for b in blobs if len(b.plain) > 6]
     if "[::-1]" in raw:  # strings written backwards and turned round in code

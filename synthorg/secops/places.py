@@ -3,6 +3,8 @@ hosts it talks to (inside the company or not)."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import ipaddress
 import posixpath
 import re
@@ -205,16 +207,22 @@ png jpg svg pdf env parquet"""))
 
 
 def is_internal(host: str, internal_domains: Iterable[str]) -> bool:
+    """Whether `host` is the company's: its own network, domains or buckets."""
+    return _is_internal(host, tuple(internal_domains))
+
+
+@functools.lru_cache(maxsize=4096)  # a call asks of the same few hosts several times
+def _is_internal(host: str, internal_domains: tuple[str, ...]) -> bool:
     host = host.lower().rstrip(".")
     storage = next((host[:-len(s)] for s in STORAGE_SUFFIXES.values() if host.endswith(s)), None)
     if storage is not None:
         return _company_bucket(storage, internal_domains)
     if host in ("localhost", "127.0.0.1", "::1", "0.0.0.0") or host.endswith(".localhost"):
         return True
-    try:
-        ip = ipaddress.ip_address(host)
-    except ValueError:
-        ip = None
+    ip = None
+    if host[:1].isdigit() or ":" in host:  # (a failed parse raises twice over: costly)
+        with contextlib.suppress(ValueError):
+            ip = ipaddress.ip_address(host)
     if ip is not None:  # the company's private ranges (not documentation or link-local ones)
         return ip.is_loopback or any(ip in net for net in _PRIVATE)
     if re.fullmatch(r"[\d.]+", host):

@@ -149,3 +149,49 @@ def test_secops_check_without_its_file_is_a_clear_error(tmp_path):
     result = runner.invoke(app, ["secops", "check", str(STARTUP), "--calls",
                                  str(tmp_path / "missing.jsonl")])
     assert result.exit_code == 2 and "missing.jsonl" in result.output
+
+
+def test_a_patterns_hints_never_hide_one_of_its_matches(checker):
+    """The fast path searches a pattern only in text holding one of its hints (worked out
+    once per text for every pattern): on every call of the corpora, searching with the hints
+    finds what searching without them finds."""
+    from synthorg.secops.detectors import as_test_data, code_views
+    from synthorg.secops.detectors.patterns import hinted_patterns, joined
+
+    patterns = hinted_patterns()
+    assert len(patterns) > 100
+    searched = 0
+    for path in (CORPUS, ADVERSARIAL, *APART):
+        for d in _corpus(path):
+            call = as_test_data(checker.call(d["tool"], d["arguments"], d.get("task", ""),
+                                             d.get("workspace")))
+            views = joined(call.all_views)
+            texts = [*views, *joined(code_views(call), within=views)]
+            for text in texts:
+                for pattern in patterns:
+                    assert (pattern.search(text) is None) == (pattern.pattern.search(text) is None), \
+                        (pattern.pattern.pattern[:80], d)
+                    searched += 1
+    assert searched > 1_000_000
+
+
+@pytest.mark.parametrize(("pattern", "matching", "required"), [
+    (r"\bshred\b[^;]*\s/|\bsrm\b[^;]*\s/", ["shred -u /x", "srm -r /y"], {"shred", "srm"}),
+    (r"\bhttps?://[\w.]+/x", ["curl https://a.b/x", "http://c/x"], {"http://", "https://"}),
+    (r"\b(?:ba|z)?sh\s+-(?:\w+\s+-)*p\b", ["bash -x -p", "sh -p"], {"bash -", "zsh -", "sh -"}),
+])
+def test_what_every_match_of_a_pattern_contains_is_worked_out_from_the_pattern(pattern, matching, required):
+    """The strings worked out for each alternative are ones every match of it holds (the
+    parser's moving a shared prefix out of a branch, as `s(?:hred|rm)`, is undone)."""
+    from synthorg.secops.detectors.literals import alternatives_requirements
+    from synthorg.secops.normalise import fast_regex
+
+    compiled = fast_regex(pattern)
+    alternatives = alternatives_requirements(compiled)
+    assert alternatives is not None
+    best = frozenset().union(*(candidates[0] for candidates in alternatives))
+    assert best == required
+    for text in matching:
+        match = compiled.search(text)
+        assert match is not None and any(r in match.group(0) for r in best)
+    assert alternatives_requirements(fast_regex(r"a.b")) is None  # nothing two characters long

@@ -10,7 +10,7 @@ space between words.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import (
@@ -79,7 +79,8 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
     views = joined(call.all_views)
     runnable = code_views(call)  # (most calls: every view may be run)
     code = views if runnable == call.all_views else joined(runnable, within=views)
-    families = (lambda: secret_findings(call, views, code), lambda: path_findings(call, code),
+    families: tuple[Callable[[], Iterator[Finding]], ...] = (
+                lambda: secret_findings(call, views, code), lambda: path_findings(call, code),
                 lambda: destructive_findings(call, code),
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code),
                 lambda: injection_findings(call, views),

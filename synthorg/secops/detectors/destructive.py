@@ -55,7 +55,7 @@ _DESTRUCTIVE = [
                 r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend"),
      "mass_data_loss", "drops or empties a table or database"),
     (Hinted(fast_regex(r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:destroy|apply\b[^;&|]*\s-destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
-                r"|\bkubectl\b[^;&|]*\bget\b[^;&|]*\|\s*xargs\b[^;&|]*\bkubectl\b[^;&|]*\bdelete\b"
+                r"|\bkubectl\b[^;&|]*\bget\b[^;&]*\|\s*xargs\b[^;&|]*\bkubectl\b[^;&|]*\bdelete\b"
                 r"|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*\$\(\s*kubectl\b[^)]*\bget\b"
                 r"|\bterraform\b[^;&|]*\bapply\b[^;&|]*-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
                 r"|\baws s3 (?:rm|rb)\b(?![^;&|]*s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]*--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
@@ -94,9 +94,10 @@ _RECORD_ERASED = Hinted(fast_regex(
     "audit|security_log|security_event|access_log|login_history|/var/log|histfile|history -c|journalctl|"
     "general_log|transcript|.agent/"))
 # stopping a service or killing processes by name: a whole service down, not one's own process
+_OWN_USER = r"\s-u\s*[\"']?(?:\$\(\s*(?:id -u|whoami)\s*\)|`(?:id -u|whoami)`|\$user\b|\$\{user\}|\$uid\b)"
 _SERVICE_DOWN = Hinted(fast_regex(
     r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bsystemctl\b[^;]{0,80}?\b(?:stop|disable|mask)\b|\bservice\s+\S+\s+stop\b"
-    r"|\b(?:pkill|killall)\b(?![^;&|]*\s-u\s*[\"']?(?:\$\(id -u\)|\$user\b|\$\{user\}))|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b|\b(?:pgrep|pidof)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
+    r"|\b(?:pkill|killall)\b(?![^;&|]*" + _OWN_USER + r")|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b(?![^;&|]*" + _OWN_USER + r")|\b(?:pgrep|pidof)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
     r"|\bkubectl\b[^;&|]*\s(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("), (
     "systemctl|service|pkill|killall|pgrep|pidof|lsof|replicas|kubectl|docker stop|docker kill"))
 
@@ -155,7 +156,7 @@ def _only_scratch(pattern: Hinted, views: tuple[str, ...]) -> bool:
 
 def _drops_only(statement: str, made: set[str]) -> bool:
     m = re.match(r"drop\s+table\s+(?:if\s+exists\s+)?([\w.\"`]+)", statement)
-    return bool(m) and m.group(1).strip('"`') in made
+    return m is not None and m.group(1).strip('"`') in made
 
 
 def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
@@ -296,7 +297,9 @@ _CLOUD_GONE = Hinted(fast_regex(
     r"|\bgcloud\b[^;&|]*\s(?:delete|destroy|disable)\b|\baz\b[^;&|]*\s(?:delete|purge)\b"
     r"|\bvault\s+(?:secrets\s+disable|kv\s+(?:metadata\s+delete|destroy)|delete|auth\s+disable|lease\s+revoke\s+-prefix)"
     r"|\bterraform\s+state\s+(?:rm|push)\b|\bdocker\s+ps\s+-[a-z]*q[^;&]*\|\s*xargs\b[^;&|]*\bdocker\s+(?:rm|kill|stop)\b"
-    r"|\bdocker\s+(?:rm|kill|stop)\b[^;&|]*\$\(\s*docker\s+ps\b|\bdocker\b[^;&|]*\s(?:volume|image|system)\s+(?:rm|prune)\b[^;&|]*(?:-f|--force|-a|\$\()"
+    r"|\bdocker\s+(?:rm|kill|stop)\b[^;&|]*\$\(\s*docker\s+ps\b|\bdocker\b[^;&|]*\s(?:(?:volume|system)\s+(?:rm|prune)|image\s+rm"
+    # (not the dangling layers of old builds: a disk's housekeeping)
+    r"|image\s+prune(?=[^;&|]*\s(?:-\w*a\w*|--all)\b))\b[^;&|]*(?:-f|--force|-a|\$\()"
     r"|\bput-bucket-lifecycle-configuration\b[^;&|]*\bdays\W+[01]\b|\bredis-cli\b[^;&|]*\bdebug\s+(?:sleep|segfault|crash)"
     r"|\.delete_(?:table|db_cluster|db_instance|function|stack|secret|repository|bucket)\("
     r"|\b(?:delete|remove)-(?:db-cluster|table|backup|stack|repository|secret|function|hosted-zone|file-system)\b"),

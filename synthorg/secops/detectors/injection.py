@@ -72,7 +72,10 @@ _WORD = fast_regex(r"[a-z][a-z0-9_\-]{5,}")
 
 
 _RUNS_FILE_TEXT = fast_regex(r"\beval\s+[\"']?(?:\$\(|`)\s*(?:grep|sed|awk|cut|cat|head|tail|jq|yq|perl)\b"
-                             r"|\b(?:grep|sed|awk|cut|head|tail|jq|yq)\b[^;&|]*\|[^;&]*\|\s*(?:ba|z|da)?sh\s*(?:$|[;&|)])")
+                             r"|\b(?:grep|sed|awk|cut|head|tail|jq|yq)\b[^;&|]*\|[^;&]*\|\s*(?:ba|z|da)?sh\s*(?:$|[;&|)])"
+                             # code that runs a field of a document it loaded: manifest['entry']
+                             r"|\b(?:eval|exec)\(\s*[\w.]+\[\s*[\"'][^\"']+[\"']\s*\]\s*\)"
+                             r"|\b(?:eval|exec)\(\s*(?:json|yaml|toml|pickle)\.\w*loads?\(")
 
 
 def _instruction_span(task: str, mark: re.Match[str]) -> tuple[str, str]:

@@ -73,11 +73,11 @@ _FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[
 # (parts, each searched only where its own words are)
 _FOREIGN_SOURCE = AnyOf((
     # (a manifest applied from a URL: whatever it holds runs in the cluster)
-    ("kubectl|oc |helm", r"\b(?:kubectl|oc)\b[^;&|]*\b(?:apply|create|replace)\b[^;&|]*\s-f[\s=]*(https?://\S+)"
+    ("kubectl|oc |helm", r"\b(?:kubectl|oc)\s[^;&|]*\b(?:apply|create|replace)\b[^;&|]*\s-f[\s=]*(https?://\S+)"
                         r"|\bhelm\b[^;&|]*\b(?:install|upgrade)\b[^;&|]*\s(https?://\S+\.tgz)"),
     ("pip|poetry", r"\b(?:pip3?|uv pip|poetry|pipx)\b[^;&|]*\s(?:-i|--index-url|--extra-index-url|--find-links|-f"
                    r"|--trusted-host)[\s=]+(\S+)"),
-    ("install", r"\b(?:pip3?|uv pip|pipx)\s+install\b[^;&|]*\s((?:git\+)?(?:https?|ssh|git)://\S+)"
+    ("install|npm|yarn", r"\b(?:pip3?|uv pip|pipx)\s+install\b[^;&|]*\s((?:git\+)?(?:https?|ssh|git)://\S+)"
                 r"|\b(?:npm|yarn|pnpm)\s+(?:install|add|i)\b[^;&|]*\s((?:git\+)?(?:https?|git)://\S+)"
                 r"|\bgem\s+install\b[^;&|]*--?source\s+(\S+)"),
     ("registry", r"\bnpm\s+(?:config\s+set\s+(?:@[\w-]+:)?registry|set\s+registry)[\s=]+(\S+)|--registry[\s=]+(\S+)"

@@ -12,13 +12,14 @@ import numpy as np
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding
-from synthorg.secops.normalise import fast_regex, words
+from synthorg.secops.detectors.literals import COMMON_PAIRS, alternatives_requirements
+from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import hosts_in
 
 # a text that reports an attack rather than making one
 REPORTING_WORDS = fast_regex(r"\b(?:attack\w*|attacker|injection|injected|malicious|suspicious|phishing|attempt\w*|reported"
-                             r"|ignored|blocked|flagged|planted|refused|declined|not\s+(?:act|follow|done|running|doing|sending|complying)\w*"
-                             r"|won[\u2019']?t)\b|\bdid\s*n[o\u2019']t\s+(?:run|act|follow|execute|do|send|post|comply|obey|reply)")
+                             r"|ignored|blocked|flagged|planted|refused|declined|excluded|redacted|quarantined|saniti[sz]ed|not\s+(?:act|follow|done|running|doing|sending|complying)\w*"
+                             r"|won[\u2019']?t)\b|\[removed\b|\bdid\s*n[o\u2019']t\s+(?:run|act|follow|execute|do|send|post|comply|obey|reply)")
 
 
 def finding(rule: str, reason: str, block: bool = True, tier: RiskTier = RiskTier.critical) -> Finding:
@@ -33,43 +34,67 @@ class Hinted:
     def __init__(self, pattern: re.Pattern[str], hints: str) -> None:
         # multi-line: each of the views joined into one text (see `findings`) is a line
         self.pattern = fast_regex(pattern.pattern, pattern.flags | re.M)
-        self.hints = tuple(hints.split("|"))
-        # the hints by the pair of characters in each that a text least often holds: a set
-        # intersection (in C) with a text's pairs leaves the few hints worth looking for
-        self.by_pair: dict[int, tuple[str, ...]] = {}
-        for h in self.hints:
-            pair = _rarest_pair(h)
-            if pair is not None:
-                self.by_pair[pair] = (*self.by_pair.get(pair, ()), h)
-        self.pair_set = frozenset(self.by_pair)
-        self.short = tuple(h for h in self.hints if _rarest_pair(h) is None)
+        self.hints = _sound_hints(tuple(hints.split("|")), self.pattern)
+        self.number = _HINTS.register(self)
 
     def search(self, text: str) -> re.Match[str] | None:
         if isinstance(text, JoinedViews):
-            haystack = text.hint_text
-            for pair in self.pair_set.intersection(text.pairs):
-                for hint in self.by_pair[pair]:
-                    if hint in haystack:
-                        return self.pattern.search(text)
-            for hint in self.short:
-                if hint in haystack:
-                    return self.pattern.search(text)
-            return None
+            return self.pattern.search(text) if self.number in text.live else None
         for hint in self.hints:
             if hint in text:
                 return self.pattern.search(text)
         return None
 
 
-# how common pairs of characters are in a tool call's text (a rough guide is enough)
-_COMMON_PAIRS = tuple(words("""e_ _t th he in er an re on at en nd ti es or te of ed is it al ar st
-to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce li ch ll be ma si om ur ca el ta la
-ns di fo ho pe ec pr no ct us ac ot il tr ly nc et ut ss so rs un lo wa ge ie wh ee wi em ad ol rt
-po we na ul ni ts mo ow pa im mi ai sh ir su id os iv ia am fi ci vi pl ig tu ev ld ry mp fe bl ab
-gh ty op wo sa ay ex ke fr oo av ag if ap gr od bo sp rd do uc bu ei ov by rm ep tt oc fa ef cu rn
-sc gi da yo cr cl du ga qu ue ff ba ey ls va um pp ua up lu go ht ru ug ds lt pi rc rr eg au ck ew
-mu br bi pt ak pu ui rg ib tl ny ki rk ys ob mm fu ph og ms ye ud mb ip ub oi rl gu dr hr cc tw ft
-wn nu"""))
+def _sound_hints(given: tuple[str, ...], pattern: re.Pattern[str]) -> tuple[str, ...]:
+    """The hints written with a pattern, and for each of its alternatives that no written
+    hint is shown to cover, strings that every match of it contains (worked out from the
+    pattern): a hint written wrong, or one forgotten, cannot then hide a match."""
+    alternatives = alternatives_requirements(pattern)
+    if alternatives is None:
+        return given
+    added: dict[str, None] = {}
+    for candidates in alternatives:
+        if not any(all(any(h in r for h in given) for r in needed) for needed in candidates):
+            added.update(dict.fromkeys(sorted(candidates[0])))
+    return given + tuple(h for h in added if h not in given)
+
+
+class _HintIndex:
+    """Every pattern's hints, by the pair of characters in each that a text least often
+    holds. Which patterns a joined text may match is worked out once per text: one set
+    intersection (in C) with the text's pairs leaves the few hints worth looking for,
+    instead of a look for each pattern that a detector asks about."""
+
+    def __init__(self) -> None:
+        self.by_pair: dict[int, list[tuple[str, int]]] = {}
+        self.short: list[tuple[str, int]] = []  # hints with no pair to index by
+        self.pairs: frozenset[int] = frozenset()
+        self.patterns: list[Hinted] = []
+
+    def register(self, pattern: Hinted) -> int:
+        number = len(self.patterns)
+        self.patterns.append(pattern)
+        for hint in pattern.hints:
+            pair = _rarest_pair(hint)
+            if pair is None:
+                self.short.append((hint, number))
+            else:
+                self.by_pair.setdefault(pair, []).append((hint, number))
+        self.pairs = frozenset(self.by_pair)
+        return number
+
+    def live(self, haystack: str, pairs: frozenset[int]) -> set[int]:
+        """The patterns with a hint in `haystack` (whose character pairs are `pairs`)."""
+        live: set[int] = set()
+        for pair in self.pairs.intersection(pairs):
+            for hint, number in self.by_pair[pair]:
+                if number not in live and hint in haystack:
+                    live.add(number)
+        for hint, number in self.short:
+            if number not in live and hint in haystack:
+                live.add(number)
+        return live
 
 
 def _rarest_pair(hint: str) -> int | None:
@@ -79,10 +104,17 @@ def _rarest_pair(hint: str) -> int | None:
     pairs = [hint[i:i + 2] for i in range(len(hint) - 1)]
     if not pairs or not hint.isascii():
         return None
-    rank = {p: i for i, p in enumerate(_COMMON_PAIRS)}
+    rank = {p: i for i, p in enumerate(COMMON_PAIRS)}
     pair = max(pairs, key=lambda p: rank.get(p, len(rank)))
     return ord(pair[0]) << 8 | ord(pair[1])
 
+
+_HINTS = _HintIndex()
+
+
+def hinted_patterns() -> tuple[Hinted, ...]:
+    """Every hinted pattern made so far (the detectors' own, once they are imported)."""
+    return tuple(_HINTS.patterns)
 
 SHORT_TEXT = 200  # characters: below, Python's own loop is quicker than numpy's setting up
 
@@ -120,6 +152,7 @@ class JoinedViews(str):
 
     hint_text: str
     pairs: frozenset[int]
+    live: set[int]  # the patterns with a hint in this text (see _HintIndex)
     _hosts: set[str] | None = None
 
     def hosts(self) -> set[str]:
@@ -146,4 +179,5 @@ def joined(views: tuple[str, ...], within: tuple[str, ...] = ()) -> tuple[str, .
     text.hint_text = wholes
     outer = within[0] if within else None
     text.pairs = outer.pairs if isinstance(outer, JoinedViews) else char_pairs(wholes)
+    text.live = _HINTS.live(wholes, text.pairs)
     return (text,)

@@ -21,8 +21,8 @@ _AS_ROOT_NOW = (  # (hints, pattern)
      r"|(?:^|[;&|(`]\s*)(?:[a-z_][a-z0-9_]*=\S*\s+)+(?:sudo|doas|pkexec)\b"),  # VAR=... sudo
     ("which|command -v|type -p",  # sudo run by the path a lookup gives: $(which sudo) -u root sh
      r"(?:\$\(|`)\s*(?:which|command -v|type -p)\s+(?:sudo|doas|pkexec|su)\s*(?:\)|`)"),
-    ("/sudo|/doas|/pkexec|/su|sh -p",
-     r"(?:^|[;&|(`]\s*)/[\w./-]*/(?:sudo|doas|pkexec|su)(?:\s|$)|\b(?:ba|da|z|k)?sh\s+(?:-\w+\s+)*-p\b"),
+    ("/sudo|/doas|/pkexec|/su|sh -",
+     r"(?:^|[;&|(`]\s*)/[\w./-]*/(?:sudo|doas|pkexec|su)(?:\s|$)|\b(?:ba|da|z|k)?sh\s+-(?:\w+\s+-)*p\b"),
     ("su -|su root|su;|su |su&|su|",
      r"(?:^|[;&|(`]\s*)su(?:\s+-|\s+root\b|\s+-c\b|\s*$|\s*[;&|])"),
     ("passwd|useradd|adduser|usermod|groupadd|gpasswd|newgrp|vipw|sg |net ",
@@ -51,7 +51,7 @@ _LASTING = (
     ("cron|systemctl|launchctl|update-rc|chkconfig",
      r"\bcrontab\b[^;&|]*@reboot|\bsystemctl enable\b|\|\s*crontab\s+-?\s*(?:$|[;&|)])"
      r"|\bcrontab\s+(?!-[lre]\b)[\w./~-]+\s*(?:$|[;&|)])|\b(?:launchctl load|update-rc\.d|chkconfig \S+ on)\b"),
-    ("privileged|/:/|pid=host|pid host|cap-add|-u 0|-u root|-u=0|--user|security-opt|=host| host|device|"
+    ("privileged|/:/|pid=host|pid host|cap-add|-u 0|-u root|-u=0|-u0|-uroot|-u=root|--user|security-opt|=host| host|device|"
      "--mount|hostpid|hostnetwork|hostipc|hostpath",
      r"--privileged\b|\s-v\s*/:/|--pid[= ]host|--cap-add[= ](?:all|sys_admin|sys_ptrace|sys_module|sys_rawio)"
      r"|\b(?:docker|podman|kubectl)\b[^;&|]*\bexec\b[^;&|]*\s(?:-u|--user)[= ]?(?:0|root)\b|--user[= ](?:0|root)\b"
@@ -60,7 +60,7 @@ _LASTING = (
      r"|--mount\s+type=bind,\s*(?:source|src)=/(?:,|\s|$)|\bprivileged:\s*true|\bhost(?:pid|network|ipc):\s*true"
      r"|\bhostpath:\s*\{?\s*path:\s*/(?:\s|$|,|\})"),
     ("cluster-admin|iam|role assignment|--as|sts |rolebinding|kubectl|systemctl",
-     r"\bkubectl\b(?![^;&|]*\b(?:get|describe|auth\s+can-i)\b)[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b(?![^;&|]*--clusterrole[= ](?:view|viewer|read[\w-]*)\b)"
+     r"\bkubectl\b(?![^;&|]*\b(?:get|describe|auth\s+can-i)\b)[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b(?![^;&|]*--(?:cluster)?role[= ](?:[\w-]*-)?(?:view|viewer|reader|read[\w-]*)\b)"
      r"|\bkubectl\b[^;&|]*\b(?:run|patch|create)\b[^;&|]*(?:--privileged|[\"']?(?:privileged|hostpid|hostnetwork)[\"']?\s*:\s*true)"
      r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]*\b(?:attach|put)-[\w-]*policy\b"
      r"|\biam\b[^;&|]*\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"

@@ -14,6 +14,16 @@ from synthorg.secops.detectors.sql import SQL_FILE
 from synthorg.secops.normalise import fast_regex, words
 from synthorg.secops.places import READABLE_PATHS
 
+_QUOTED_SEPARATOR = re.compile(r"\"[^\"\n|;&()]*[|;&()][^\"\n]*\"|'[^'\n|;&()]*[|;&()][^'\n]*'")
+_AS_SPACE = str.maketrans("|;&()", "     ")
+
+
+def _as_text(m: re.Match[str]) -> str:
+    """A quoted string's separators as spaces (but a double-quoted "$(...)" still runs)."""
+    text = m.group(0)
+    if text[0] == '"' and ("$(" in text or "`" in text):
+        return text
+    return text.translate(_AS_SPACE)
 _SEGMENT = fast_regex(r"\|\||&&|[;|&\n]|\$\(|\)|`")
 _PATHLIKE = fast_regex(r"(?:^|(?<=[\s=>(,\[\"']))(~?/(?!/\d)[^\s\"'`;|&<>(),\]]*|\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?"
                        r"|(?:[\w.\-]+/)+\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?)")
@@ -49,7 +59,7 @@ def _mounted_host_paths(segment: list[str]) -> list[str]:
 _SED_SCRIPT = re.compile(r"(?<![\w/.-])(?:\d*,?\d*)?s([/|#,:@!])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gimpe0-9]*")
 
 
-_PARENT_DIR = re.compile(r"\$\{pwd%/[^}]*\}|\$\(\s*dirname\s+[\"']?\$\{?pwd\}?[\"']?\s*\)")
+_PARENT_DIR = re.compile(r"\$\{pwd(?:%/|/)[^}]*\}|\$\(\s*dirname\s+[\"']?\$\{?pwd\}?[\"']?\s*\)")
 _MESSAGE_TEXT = re.compile(r"\s(?:-[a-z]*m|--message|--title|--body|--notes)[= ]\s*([\"'])(?:(?!\1).)*\1")
 
 
@@ -60,16 +70,21 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
     the directory `cd` moved to. `commands_only`: only in segments that start with a known
     command (a view of code, not of a shell line). `done`: segments already read in this
     call's other views (views repeat most of each other), skipped unless after a `cd`."""
-    if "pwd%" in view or "dirname" in view:  # ${PWD%/*}, $(dirname "$PWD"): the folder above
+    if "pwd%" in view or "pwd/" in view or "dirname" in view:
+        # ${PWD%/*}, $(dirname "$PWD"): the folder above; ${PWD/me/you}: a sibling of it
         view = _PARENT_DIR.sub("..", view)
     view = _WORKING_DIR.sub(".", view) if "pwd" in view or "show-toplevel" in view else view
-    if "sed" in view:  # a sed script's s/old/new/ names no path
+    if "sed" in view or view.startswith("s/") or " s/" in view:  # a sed script's s/old/new/ names no
+        # path (nor does it as a view of its own: the quoted text of `xargs sed -i 's/a/b/'`)
         view = _SED_SCRIPT.sub(" ", view)
     if " -m" in view or "--message" in view or "--title" in view or "--body" in view:
         view = _MESSAGE_TEXT.sub(" ", view)  # nor does a commit's or a PR's message
     if not commands_only:
         for m in _REDIRECT.finditer(view):
             yield m.group(1), True
+    if ("'" in view or '"' in view) and _QUOTED_SEPARATOR.search(view):
+        # a quoted | or ; is text (grep's "a|b"), not the end of a command
+        view = _QUOTED_SEPARATOR.sub(_as_text, view)
     cwd = ""
     for text in _SEGMENT.split(view):
         segment = text.split()
@@ -101,8 +116,15 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         writes = any(a.startswith(("-i", "--in-place")) for a in args)
         args = [a for a in args if not (a.strip("'\"").startswith("/") and (
             "/," in a or a.strip("'\"").endswith(("/p", "/d", "/"))))]
+    if verb == "ln":  # a symbolic link's relative target is found from the link's own folder
+        names = [a for a in args if not a.startswith("-")]
+        if len(names) == 2 and not names[0].startswith(("/", "~")) and any(
+                a == "--symbolic" or (a.startswith("-") and not a.startswith("--") and "s" in a) for a in args):
+            args = [posixpath.join(posixpath.dirname(names[1]), names[0]), names[1]]
     if verb in ("docker", "podman"):  # container paths are not the host's: only mounts' host side
         args = _mounted_host_paths(segment)
+    elif verb in ("ssh", "mosh"):  # nor are a remote command's: only the local files it is given
+        args = [b for a, b in itertools.pairwise(args) if a in ("-i", "-F", "-E", "-S")]
     elif verb in _CLOUD_CLIS:  # its names are a cloud's (log groups, scopes); files only by flag
         args = [w.removeprefix("file://").removeprefix("fileb://") for w in args
                 if w.startswith(("file://", "fileb://"))] + [
@@ -269,7 +291,7 @@ _PATH_NAME = re.compile(r"\b(\w+)\s*=\s*(path\(\s*[rbuf]?[\"'][^\"']+[\"']\s*\))
 def _pathlib_paths(view: str) -> Iterator[tuple[str, bool]]:
     names = dict((n, e) for n, e in _PATH_NAME.findall(view))
     for name, expression in names.items():
-        view = re.sub(rf"(?<![\w.]){re.escape(name)}(?=\s*(?:\.parent\b|/))", lambda _m, e=expression: e, view)
+        view = re.sub(rf"(?<![\w.]){re.escape(name)}(?=\s*(?:\.parent\b|/))", expression.replace("\\", r"\\"), view)
     for m in _PATHLIB.finditer(view):
         if not m.group(2) and not m.group(3):
             continue  # a Path on its own is a string path, read elsewhere

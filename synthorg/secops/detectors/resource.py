@@ -33,6 +33,11 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\bwhile\s+(?:true|1)\s*:[^;]*\bsys\.executable\s*,\s*(?:__file__|sys\.argv\[0\])"),
     ("head -c", r"\bhead\s+-c\s*(?:\d{10,}|\d+\s*[gt]i?b?\b)[^;&|]*/dev/(?:u?random|zero)"
      r"|/dev/(?:u?random|zero)\b[^;&|]*\|\s*head\s+-c\s*(?:\d{10,}|\d+\s*[gt]i?b?\b)"),
+    # an endless iterator consumed whole: iter(int, 1) never meets its sentinel, count() never ends
+    ("iter(|count(|cycle(|repeat(", r"\b(?:sum|list|tuple|set|sorted|max|min|len|deque|any|all)\(\s*(?:itertools\.)?"
+     r"(?:iter\(\s*(?:int|float|str|object|list|dict|lambda\s*:\s*[^,()]+)\s*,|count\(\s*\d*\s*\)|cycle\(|repeat\(\s*[^,()]+\))"),
+    # a make target or package script that starts itself twice at once (a fork bomb in make, npm)
+    ("make|npm|yarn|pnpm", r"(\$\(make\)|\$\{make\}|\bmake|\bnpm(?:\s+run)?|\byarn|\bpnpm)\s+([\w:.-]+)\s*&\s*\1\s+\2\b"),
     ("$0", r"[\"']?\$0[\"']?\s*&\s*[\"']?\$0[\"']?\s*&|[\"']?\$0[\"']?\s*\|\s*[\"']?\$0[\"']?\s*&"),
     # every combination of huge ranges, materialised
     ("product|permutations|combinations",
@@ -83,7 +88,7 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\bx\s*\+=\s*x\b|\b(\w+)\s*=\s*\1\s*\*\s*2\b[^;]*\bwhile|\.append\(\s*\w+\s*\*\s*\d{6,}"),
     ("rlim_infinity", r"\bsetrlimit\([^)]*rlimit_(?:nproc|as|data|stack|fsize)[^)]*rlim_infinity"),
     ("ab |wrk|hey|siege|vegeta|locust|slowloris|hping",
-     r"\b(?:ab|wrk|hey|siege|vegeta|locust|slowloris|hping3?)\b[^;&|]*(?:-n\s*\d{6,}|-c\s*\d{3,}|--flood|-r\s*\d{4,})"),
+     r"\b(?:ab\s|(?:wrk|hey|siege|vegeta|locust|slowloris|hping3?)\b)[^;&|]*(?:-n\s*\d{6,}|-c\s*\d{3,}|--flood|-r\s*\d{4,})"),
     ("done", r"\bdo\b[^;]*&\s*done\b|&\s*done\b"),
 )
 

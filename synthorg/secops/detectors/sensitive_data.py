@@ -44,7 +44,9 @@ _HR_WORDS = re.compile(r"\b(?:salar(?:y|ies)|payroll|bonus(?:es)?|garnishments?|
                        r"|ssns?|social\s+security|dates?\s+of\s+birth|birth\s*dates?|medical|diagnos\w*|sick\s+leave"
                        r"|medical\s+leave|terminat\w*|disciplinary|performance\s+(?:rating|review)s?|home\s+address(?:es)?)\b", re.I)
 # a line of a list about one person: "P. Nair 164000 ...", "- N. Brandt (terminated, ...)", "101 Lena Vogt 078-..."
-_PERSON_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]?)?\s*[A-Z][a-z]*\.?\s+[A-Z][a-z]+\b.*(?:\d{3,}|\()", re.M)
+# (or a table of ids or user names and an amount each: "eng-0001 182000", "jdoe: $95,000")
+_PERSON_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]?)?\s*[A-Z][a-z]*\.?\s+[A-Z][a-z]+\b.*(?:\d{3,}|\()"
+                          r"|^\s*[\w.@-]{2,40}\s*[:,=|]?\s*[$\u20ac\u00a3]?\d{2,3}(?:[,.]?\d{3})+(?:\.\d\d)?\s*$", re.M)
 
 
 def _iban(text: str) -> bool:
