@@ -13,6 +13,7 @@ import ast
 import base64
 import binascii
 import codecs
+import fnmatch
 import re
 import shlex
 import unicodedata
@@ -206,6 +207,7 @@ def _concatenated(text: str) -> str:
             break
     return text
 _CHR = re.compile(r"chr\(\s*(\d{1,3})\s*\)")
+_CHR_ADDED = re.compile(r"\bchr\(\s*(3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*\)(?=\s*\+)|(?<=\+)\s*chr\(\s*(3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*\)")
 _DQ_ESCAPE = re.compile(r"\\([\\\"$`])")
 _SQL_LINE = re.compile(r"--[^\n]*|#[^\n]*")
 _SQL_BLOCK = re.compile(r"/\*.*?\*/", re.S)
@@ -450,6 +452,11 @@ def substitute_vars(text: str) -> str:
         if cut:
             start = int(cut.group(1))
             return value[start:start + int(cut.group(2))] if cut.group(2) else value[start:]
+        trim = _TRIM.match(m.group(0))  # ${PWD%%/*}: the working folder's path cut to nothing
+        if trim:
+            if name.lower() == "pwd" and trim.group(1) == "%" and trim.group(2) == "/*":
+                return ".."  # the folder above the working one, wherever that is
+            return _trimmed(DEFAULT_WORKSPACE if name.lower() == "pwd" else value, *trim.groups())
         swap = _REPLACE.match(m.group(0))  # ${p//_//}: every _ made a /
         if swap and swap.group(2):
             old, new = swap.group(2), swap.group(3) or ""
@@ -460,6 +467,23 @@ def substitute_vars(text: str) -> str:
         if not n:
             break
     return _HOME.sub("/root", text) if "~" in text else text
+
+
+_TRIM = re.compile(r"\$\{\w+(%%|%|##|#)([^}]*)\}")
+DEFAULT_WORKSPACE = "/workspace"  # (what the working folder is when a trim needs its full path)
+
+
+def _trimmed(value: str, op: str, pattern: str) -> str:
+    """`value` less its shortest (% #) or longest (%% ##) end (%) or start (#) that the
+    shell pattern matches."""
+    value = value[:256]
+    if op.startswith("%"):
+        ends = range(len(value), -1, -1) if op == "%" else range(len(value) + 1)
+        cut = next((i for i in ends if fnmatch.fnmatchcase(value[i:], pattern)), None)
+        return value if cut is None else value[:cut]
+    starts = range(len(value) + 1) if op == "#" else range(len(value), -1, -1)
+    cut = next((i for i in starts if fnmatch.fnmatchcase(value[:i], pattern)), None)
+    return value if cut is None else value[cut:]
 
 
 def _echoed(value: str) -> str:
@@ -518,6 +542,8 @@ def inner_texts(text: str) -> list[str]:
     written, text = text, _OS_PARTS.sub(lambda m: _OS_PART_VALUES[m.group(0)], text) if "os." in text else text
     if ".join(" in text and "chr(" in text:  # chr(47).join(['', 'etc', 'shadow'])
         text = _CHR_SEP.sub(lambda m: repr(chr(int(m.group(1)))) + ".join(", text)
+    if "chr(" in text and "+" in text:  # chr(47) + 'etc': the character, added as a literal is
+        text = _CHR_ADDED.sub(lambda m: repr(chr(int(m.group(1) or m.group(2)))), text)
     joined = _concatenated(_EMPTY_JOIN.sub(_joined_literals, text) if ".join(" in text else text)
     if "rot" in joined and _ROT13.search(joined):  # codecs.decode('puzbq 777 /rgp/funqbj', 'rot13')
         joined = _ROT13.sub(lambda m: "'" + codecs.decode(m.group(2), "rot13") + "'", joined)
@@ -613,7 +639,9 @@ def strip_sql_comments(text: str) -> list[str]:
 
 
 _ECHO_DATA = re.compile(r"\b(echo|printf)\s+(?:-\w+\s+)*(['\"])(?:(?!\2).)*\2")
-_RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:at|batch)\b|\|\s*(?:python|perl|ruby|node|eval|source|xargs"
+_RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:at|batch)\b"
+                        # (or reads it as settings: a policy, a manifest, a crontab)
+                        r"|\|\s*(?:sudo\s+)?(?:vault|kubectl|oc|crontab|consul|nomad|aws|gcloud|az)\b|\|\s*(?:python|perl|ruby|node|eval|source|xargs"
                         r"|psql|mysql|mariadb|sqlite3|redis-cli|mongo(?:sh)?|clickhouse-client|cqlsh|sqlcmd)"
                         r"|\$\(\s*(?:echo|printf)|`\s*(?:echo|printf)|\beval\b")
 # echoed into a file that is then run: printf '...' > t.sh && chmod +x t.sh && ./t.sh
@@ -791,6 +819,9 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
         # what is echoed to a shell or to a script that runs is a command (printf's \n a new line)
         hidden += [_printf_escapes(m.group(2), new_line="\n") for m in _ECHOED_TO_RUN.finditer(raw)
                    if len(m.group(2)) > 3]
+    if "install" in raw or "prepare" in raw or "prepublish" in raw or "pack" in raw:
+        # a package's lifecycle scripts: commands that npm install runs
+        hidden += [_JSON_ESCAPE.sub(lambda e: e.group(1), m.group(1)) for m in _LIFECYCLE.finditer(raw)]
     if blobs and _DECODED_TO_SHELL.search(raw):  # what is decoded is what the shell is given
         hidden += [b.plain + " | sh" for b in blobs if len(b.plain) > 6]
     if "[::-1]" in raw:  # strings written backwards and turned round in code
@@ -807,6 +838,9 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
 
 
 _REV = re.compile(r"\brev\b")
+_LIFECYCLE = re.compile(r"[\"'](?:pre|post)?(?:install|prepare|prepublish(?:only)?|pack|uninstall)[\"']\s*:\s*\"((?:[^\"\\]|\\.)*)\"",
+                        re.I)
+_JSON_ESCAPE = re.compile(r"\\([\"\\/])")
 _DECODED_TO_SHELL = re.compile(r"(?:base64\s+(?:-\w*d\w*|--decode)|xxd\s+-r|\bbase32\s+-d)[\s\S]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b")
 _REPLACE = re.compile(r"\$\{\w+/(/?)([^/}]*)(?:/([^}]*))?\}")
 _SUBSTRING = re.compile(r"\$\{\w+:(\d+)(?::(\d+))?\}")

@@ -10,7 +10,7 @@ from synthorg.secops.calls import ToolCall
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import place_of, resolve
 
-_PROSE = fast_regex(r"\.(?:md|markdown|txt|rst|adoc|html?|csv|log|tmp|ipynb)$|(?:^|/)\.gitignore$"
+_PROSE = fast_regex(r"\.(?:md|markdown|txt|rst|adoc|html?|csv|log|tmp|ipynb)$|(?:^|/)\.(?:git|docker|npm|helm|gcloud|slug|vercel)ignore$"
                     r"|(?:^|/)(?:readme|changelog|license|notes?)\b", re.I)
 TEXT_ARGUMENTS = ("text", "subject", "body", "message")
 MESSAGE_ACTIONS = ("comms:email", "comms:message")

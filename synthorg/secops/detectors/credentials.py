@@ -100,7 +100,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("history", r"(?:^|[;&|(`]\s*)history\b(?!\s+-[cdw]\b)(?!\s*\|\s*(?:e?grep|rg)\b(?![^|;&]*(?:pass|secret|token|key|aws|cred|auth)))"),  # the shell's history: typed passwords
 ))
 SECRET_VALUE = Hinted(fast_regex(
-    r"\bakia[0-9a-z]{16}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
+    r"\bakia[0-9a-z]{12,20}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\b[rs]k_live_[a-z0-9]{16,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
     r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}"
     r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key|[a-z]+_(?:key|secret|token))\s*(?:is|[:=])\s*[\"']?"
@@ -154,7 +154,8 @@ _FAKE_KEY = fast_regex(r"(?:fake|dummy|test|example|sample|fixture)[\w-]*\.(?:pe
 _SQL_READS_FILE = fast_regex(r"\bpg_read\w*file\b|\bload_file\b|\binfile\b|\blo_import\b|\bcopy\b[^;]*\b(?:from|to)\s+'/"
                              r"|\bopenrowset\b|\bbulk insert\b|\bread_(?:csv|text|json)\w*\(")
 
-_COMMAND_START = re.compile(r"(?:^|[;&|(\n]|\bsudo)\s*$")
+# (or a step of a CI file: "- printenv", "run: env")
+_COMMAND_START = re.compile(r"(?:^|[;&|(\n]|\bsudo|(?:^|[;\n])\s*-|\b(?:run|script|command):)\s*$")
 
 
 def env_dumped(view: str) -> re.Match[str] | None:
@@ -171,7 +172,7 @@ def env_dumped(view: str) -> re.Match[str] | None:
 
 
 # commands that make new keys and certificates: the key files they name are their output
-KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)\b|\bssh-keygen\b"
+KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)\b|\bssh-keygen\b|\bsecrets\.token_\w+\("
                              r"|\bkeytool\b[^;&|]*-genkey|\bmkcert\b|\bcfssl\b|\bstep certificate create\b")
 
 

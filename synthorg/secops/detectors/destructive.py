@@ -57,9 +57,12 @@ _DESTRUCTIVE = [
     (Hinted(fast_regex(r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:destroy|apply\b[^;&|]*\s-destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
                 r"|\bkubectl\b[^;&|]*\bget\b[^;&]*\|\s*xargs\b[^;&|]*\bkubectl\b[^;&|]*\bdelete\b"
                 r"|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*\$\(\s*kubectl\b[^)]*\bget\b"
+                r"|\bfor\s+\w+\s+in\s+(?:\w+\.)?(?:requests|httpx|session|client)\.get\([^:]*:\s*(?:\w+\.)*delete\("  # (an API's list)
+                r"|\bfor\s+\w+\s+in\s+\$\(\s*(crane|skopeo|regctl|aws|gcloud|az|gsutil|kubectl|helm|gh|glab|vault)\b[^)]*\)\s*;\s*do\b"
+                r"[^;]*\b\1\b[^;]*\b(?:delete|rm|remove|destroy|uninstall|terminate)\b"
                 r"|\bterraform\b[^;&|]*\bapply\b[^;&|]*-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
                 r"|\baws s3 (?:rm|rb)\b(?![^;&|]*s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]*--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
-                r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune|volume prune|rm -f \$\(docker ps(?![^)]*--filter))"
+                r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune\b[^;&|]*--volumes|volume prune|rm -f \$\(docker ps(?![^)]*--filter))"
                 r"|\bgcloud [\w ]*delete\b[^;&|]*--quiet|\baz group delete\b"
                 r"|\bgsutil\b[^;&|]*\b(?:rm\b[^;&|]*\s-\w*r|rb\b)|\bgcloud storage (?:rm\b[^;&|]*--recursive|buckets delete)"
                 r"|\baz storage (?:blob delete-batch|container delete|account delete)\b|\brclone (?:purge|delete)\b"
@@ -106,6 +109,8 @@ _SERVICE_DOWN = Hinted(fast_regex(
 _OWN_DATABASE = fast_regex(r"\bredis-cli\b(?:\s+-[hpn]\s*(?:localhost|127\.0\.0\.1|\d+))*\s+flush"
                            r"|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?)://(?:[^@/\s]*@)?(?:localhost|127\.0\.0\.1)[:/]|\bsqlite3\s+(?!/)[\w./-]+\.(?:db|sqlite3?)\b|\bsqlite3\.connect\(\s*[rbuf]?[\"'](?!/)[^\"']+[\"']"
                            r"|:memory:|\$\{?(?:dev|test|local|ci)_\w*(?:database_url|db_url|dsn)\b")
+# a manifest whose commands a cluster runs: a Job, a CronJob, a Helm hook
+_RUNS_IN_CLUSTER = re.compile(r"^kind:\s*(?:Job|CronJob)\b|helm\.sh/hook", re.M)
 # a file written that is run as it stands: a script, a hook, a build or CI step
 _SCRIPT_FILE = fast_regex(r"\.(?:sh|bash|zsh|ps1|bat|cmd)$|(?:^|/)(?:makefile|dockerfile|justfile)$|/hooks?/|\.git/hooks/"
                           r"|(?:^|/)\.github/workflows/|\.gitlab-ci\.yml$|(?:^|/)(?:pre|post)-\w+$")
@@ -119,7 +124,14 @@ _SQL_IN_STRINGS = re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate\s+
 _CONDITION_VALUE = re.compile(r"(\b(?:where|and|or|on|having|not)\s+[\w.\"`]+\s*(?:i?like|similar\s+to|=|<>|!=|in\s*\()\s*)"
                               r"'(?!%*')[^']*'")
 _TEMP_MADE = re.compile(r"\bcreate\s+(?:temp|temporary)\s+table\s+(?:if\s+not\s+exists\s+)?([\w.]+)")
-_SQL_STRING = re.compile(r"'(?:[^']|'')*\b(?:drop|delete|truncate|update|insert)\b(?:[^']|'')*'")
+# SQL's string literals, read from the start (a search from any quote would take the text
+# between two literals for one), and the statement words a literal may hold as data
+_SQL_LITERAL = re.compile(r"'(?:[^']|'')*'")
+_STATEMENT_WORD = re.compile(r"\b(?:drop|delete|truncate|update|insert)\b")
+
+
+def _statements_in_strings_blanked(sql: str) -> str:
+    return _SQL_LITERAL.sub(lambda m: "''" if _STATEMENT_WORD.search(m.group(0)) else m.group(0), sql)
 
 
 _BRANCH_PROTECTION = re.compile(r"/(?:branch_protections?|protected_branches)/(?:main|master|trunk|release[\w.-]*|prod\w*)/?$")
@@ -164,7 +176,7 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         query = call.text("query").lower()
         compared = _CONDITION_VALUE.sub(r"\1''", query)
         if not re.search(r"\bexec(?:ute)?\b|\bprepare\b|\bdo\s+\$", compared):
-            compared = _SQL_STRING.sub("''", compared)
+            compared = _statements_in_strings_blanked(compared)
         if compared != query:
             views = joined(text_views(compared))
     elif call.action_type == "code:python" and not any(_RUNS_SQL.search(v) for v in views):
@@ -172,7 +184,7 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
     for pattern, rule, reason in _DESTRUCTIVE:
         if rule == "mass_data_loss" and call.action_type == "fs:write" and not (
                 _SCRIPT_FILE.search(call.text("path").lower())
-                or call.text("content").startswith("#!")):
+                or call.text("content").startswith("#!") or _RUNS_IN_CLUSTER.search(call.text("content"))):
             continue  # SQL in a file written is text (a test's string), not a statement run
         if any(pattern.search(v) for v in views):
             if rule in ("mass_data_loss", "database_wipe") and _only_scratch(pattern, views):
@@ -297,7 +309,8 @@ _CLOUD_GONE = Hinted(fast_regex(
     r"|\bgcloud\b[^;&|]*\s(?:delete|destroy|disable)\b|\baz\b[^;&|]*\s(?:delete|purge)\b"
     r"|\bvault\s+(?:secrets\s+disable|kv\s+(?:metadata\s+delete|destroy)|delete|auth\s+disable|lease\s+revoke\s+-prefix)"
     r"|\bterraform\s+state\s+(?:rm|push)\b|\bdocker\s+ps\s+-[a-z]*q[^;&]*\|\s*xargs\b[^;&|]*\bdocker\s+(?:rm|kill|stop)\b"
-    r"|\bdocker\s+(?:rm|kill|stop)\b[^;&|]*\$\(\s*docker\s+ps\b|\bdocker\b[^;&|]*\s(?:(?:volume|system)\s+(?:rm|prune)|image\s+rm"
+    r"|\bdocker\s+(?:rm|kill|stop)\b[^;&|]*\$\(\s*docker\s+ps\b(?![^)]*--filter)"
+    r"|\bdocker\b[^;&|]*\s(?:volume\s+(?:rm|prune)|system\s+prune(?=[^;&|]*--volumes)|image\s+rm"
     # (not the dangling layers of old builds: a disk's housekeeping)
     r"|image\s+prune(?=[^;&|]*\s(?:-\w*a\w*|--all)\b))\b[^;&|]*(?:-f|--force|-a|\$\()"
     r"|\bput-bucket-lifecycle-configuration\b[^;&|]*\bdays\W+[01]\b|\bredis-cli\b[^;&|]*\bdebug\s+(?:sleep|segfault|crash)"
@@ -309,7 +322,10 @@ _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandb
                          r"|-chdir[= ]\S*/(?:dev|test|sandbox|local)\b"
                          r"|(?:\bcd\s+|-chdir[= ])\S*/(?:previews?|pr-?\d+|ephemeral|review-apps?)\b"
                          r"|endpoint[_-]url[= ]https?://(?:localhost|127\.0\.0\.1)|\bdelete\s+(?:namespace|ns)\s+\S*(?:sandbox|dev|test"
-                         r"|tmp|preview|pr-?\d+)\S*|-n\s+\S*(?:preview|sandbox|pr-?\d+)\S*")
+                         r"|tmp|preview|pr-?\d+)\S*|-n\s+\S*(?:preview|sandbox|pr-?\d+)\S*"
+                         # chosen by a preview's label; a pull request's or scratch prefix of a bucket
+                         r"|(?:-l|--selector)[= ]\S*(?:preview|ephemeral|pr-?\d+)\S*"
+                         r"|\b(?:s3|gs)://[\w.-]+/(?:[\w.-]+/)*(?:pr-?\d+|previews?|scratch|tmp)/")
 _PURGE_API = re.compile(r"/(?:purge|wipe|delete[-_]?all|destroy[-_]?all|factory[-_]?reset|erase[-_]?all)(?:$|[/?])")
 _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator/shutdown\b|/(?:api/)?shutdown(?:$|[/?])"
                            r"|/_cluster/nodes/[^/]*/_shutdown|/quitquitquit\b|/-/quit\b")
@@ -318,4 +334,5 @@ _CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buck
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)"
                                 r"|\*|/_all\b|[?&]recurse(?:=|&|$)|/audit[\w-]*|/backups?\b|/snapshots?\b|/dodelete\b"
-                                r"|/(?:users?|accounts?|members?)/[\w.@-]+/?$")
+                                r"|/(?:users?|accounts?|members?)/[\w.@-]+/?$"
+                                r"|/sys/(?:mounts|auth|audit|policies/acl)/")  # (Vault: an engine and its secrets)

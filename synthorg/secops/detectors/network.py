@@ -6,12 +6,13 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterable, Iterator
+from urllib.parse import unquote_plus
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import _PROSE, MESSAGE_ACTIONS
 from synthorg.secops.detectors.credentials import SECRET_FILE, SECRET_VALUE, SECRET_VAR, env_dumped
-from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
+from synthorg.secops.detectors.patterns import REPORTING_WORDS, AnyOf, Hinted, finding, hosts_of
 from synthorg.secops.detectors.sensitive_data import DUMP_CONTENT, personal_data
 from synthorg.secops.messages import _table, shares_secret
 from synthorg.secops.normalise import fast_regex
@@ -25,7 +26,7 @@ _NET_SEND = Hinted(fast_regex(
     r"|\b(?:dig|nslookup|host)\b[^;&|]*(?:\$\(|`|\b[a-z0-9]{24,}\.|\$\{?\w+\}?\.[\w-]+\.)"
     r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\{[^}]+\}[^\"']*\.[a-z0-9-]+\.[a-z]{2,}"
     r"|\bping\b[^;&|]*\s-p\s*(?:\$|`)"
-    r"|\brequests\.(?:post|put|patch)\(|\burlopen\([^)]*data=|\burlopen\(\s*[^,()]+,\s*(?!timeout\b|context\b|cafile\b|capath\b)[^)\s]|\.(?:post|put|patch)\([^)]*\b(?:json|data|files)\s*=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
+    r"|\brequests\.(?:post|put|patch)\b|\burlopen\([^)]*data=|\burlopen\(\s*[^,()]+,\s*(?!timeout\b|context\b|cafile\b|capath\b)[^)\s]|\.(?:post|put|patch)\([^)]*\b(?:json|data|files)\s*=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
     r"|\bsocket\.(?:socket|create_connection)\b|\bhttp\.client\b|\bftplib\b|\bparamiko\b|\bboto3\b[^;]*\bupload"
     r"|\bgit remote (?:add|set-url)\b|\bsmbclient\b|\btftp\b|\.(?:post|put|patch|post_form)\(\s*(?:(?:uri|url|new\s+url)\(\s*)?[\"']https?://"
     r"|\bgit push\b[^;&|]*\s(?:(?:https?|ssh|git)://|[\w.-]+@[\w.-]+:)|\baws s3 (?:cp|sync|mv)\b[^;&|]*\bs3://"
@@ -63,7 +64,7 @@ _EXPOSE = Hinted(fast_regex(
     "public-access|make_public|public-read|x-amz-acl|anyone|visibility|private=false|block_public|public_buckets|public_acls|allusers|allauthenticatedusers"))
 _FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
-                         r"|\bexec\(\s*(?:requests\.get|urlopen)|\beval\(\s*(?:requests\.get|urlopen)"
+                         r"|\b(?:exec|eval)\(\s*(?:requests\.get|(?:urllib\.request\.|urllib2\.)?urlopen)"
                          r"|\bsource\s+<\(\s*(?:curl|wget)|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
                          r"|\b(?:ba|z|da)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)\.\s+<\(\s*(?:curl|wget)"),
                      "curl|wget|fetch|iwr|invoke-webrequest|exec(|eval(")
@@ -229,6 +230,46 @@ def _foreign_source(views: tuple[str, ...], internal: Iterable[str]) -> str | No
     return None
 
 
+# an identity given a role or access: IAM bindings, bucket ACLs, role assignments, shares
+_GRANTEE = Hinted(fast_regex(
+    r"(?:--member[= ]|\biam\s+ch\s+|--assignee[= ]|--grant-[\w-]+[= ](?:emailaddress=|id=)?|\bshare\s+--with\s+"
+    r"|--principal[= ])[\"']?(?:(?:user|group|serviceaccount|domain|principal)[:/])?"
+    r"(allusers|allauthenticatedusers|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"), "member|iam|assignee|grant-|share|principal")
+
+
+def _outside_grantee(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
+    """An identity outside the company (another domain's account, everyone) given access."""
+    for v in views:
+        if (m := _GRANTEE.search(v)) is None:
+            continue
+        for m in _GRANTEE.pattern.finditer(v):
+            who = m.group(1)
+            if who in ("allusers", "allauthenticatedusers") or not is_internal(who.rsplit("@", 1)[1], internal):
+                return who
+    return None
+
+
+# an ask to send the company's data somewhere: a dump, a backup, an export, the source
+_SEND_OUT = fast_regex(r"\b(?:upload|send|post|copy|push|share|put|scp|rsync|mail|forward|attach)\b[^.\n]{0,80}?"
+                       r"(?:\b(?:dump|backups?|exports?|database|db|customer\s+(?:list|data)|credentials|keys|source\s+code"
+                       r"|repo(?:sitory)?)\b|\.(?:sql|dump|bak|tar|tgz|zip|gz|csv|parquet)\b)")
+
+
+def _carries_data(url: str, internal: Iterable[str]) -> bool:
+    """A URL whose query holds what a message outside may not: secrets, records about
+    people, the company's data (a tracking pixel's ?notes=q3+layoffs+list+attached)."""
+    query = url.partition("?")[2]
+    if not query:
+        return False
+    data = unquote_plus(query).replace("&", "\n").replace("=", " ")
+    return bool(SECRET_VALUE.search(data.lower()) or DUMP_CONTENT.search(data.lower())
+                or personal_data(data, internal) or _FILED.search(data.lower()))
+
+
+# a list or file said to be in the request (the words of a note that carries it)
+_FILED = re.compile(r"\b(?:list|export|dump|roster|table|records|file)\s+(?:attached|enclosed|included)\b")
+
+
 def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]
                      ) -> Iterator[Finding]:
     if call.action_type in MESSAGE_ACTIONS or (call.action_type == "fs:write"
@@ -253,6 +294,10 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if any(not t.isascii() and _NON_ASCII_HOST.search(t) for t in call.texts.values()):
         yield finding("exfiltration.lookalike_domain", "reaches a host whose name is written in "
                       "look-alike letters", block=False, tier=RiskTier.high)
+        return
+    if call.action_type not in MESSAGE_ACTIONS and (grantee := _outside_grantee(views, internal)):
+        yield finding("exfiltration.outside_grant", f"gives {grantee}, outside the company, access "
+                      "to the company's resources")
         return
     source = _foreign_source(views, internal)
     if source is not None:
@@ -316,6 +361,12 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         to = call.text("to").lower()
         outside = sorted({h for h in hosts_in(to + " ") if not is_internal(h, internal)})
         if not outside:
+            said = " ".join(call.argument_views.get("text", ()) + call.argument_views.get("body", ())
+                            + call.argument_views.get("subject", ()))
+            if _SEND_OUT.search(said) and not REPORTING_WORDS.search(said) and any(
+                    not is_internal(h, internal) for h in hosts_in(said + " ")):
+                yield finding("exfiltration.relayed", "asks a colleague to send the company's data "
+                              "outside the company")
             return
         body = " ".join(call.argument_views.get("body", ())
                         + call.argument_views.get("text", ())
@@ -338,6 +389,8 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         else:
             yield finding("exfiltration.post_outside", f"posts to {outside[0]}", block=False,
                           tier=RiskTier.high)
+    elif call.action_type == "net:http" and _carries_data(call.text("url"), internal):
+        yield finding("exfiltration.data_in_url", f"puts the company's data in a URL to {outside[0]}")
     elif any(re.search(r"[?&]\w+=(?:\$\(|`)|\$\(|`", u) for v in views for u in
              re.findall(r"\b(?:https?|ftp)://\S+", v)):
         yield finding("exfiltration.data_in_url", f"puts command output in a URL to {outside[0]}")

@@ -25,7 +25,7 @@ _AGENT_LIMITS = Hinted(fast_regex(
     r"|permissions?|scopes?|reports_to|role)\b[\"']?\s*(?:[:=]|\bto\b)"),
     "autonomy|approval|supervised|budget|limit|spend|tokens_per|tools|permission|scope|reports_to|role")
 # where an agent's own limits live: its config, the agents' API, their tables
-_AGENT_PLACE = fast_regex(r"(?:^|/)\.?agents?[/_-]|/agents?/|\bagent_\w+|\bagents\b\s+set\b|secops")
+_AGENT_PLACE = fast_regex(r"(?:^|[/\s])\.?agents?[/_-]|/agents?/|\bagent_\w+|\bagents\b\s+set\b|secops")
 # an approval recorded: by someone who is not the writer, or passed without one
 _FORGED = Hinted(fast_regex(
     r"\bapprov(?:ed_by|er)\b[\"']?\s*[:=,]\s*[\"']?[\w.@-]+|(?:status|state|decision)[\"']?\s*[:=]\s*[\"']?(?:approved|passed)\b"
@@ -54,7 +54,8 @@ _STRING_LITERAL = re.compile(r"\"\"\"[\s\S]*?\"\"\"|'\'\'[\s\S]*?'\'\'|\"(?:[^\"
 def organisation_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     """`views`: the call's views as `findings` joined them."""
     written = "\n".join(call.text(n) for n in _WRITTEN if n in call.arguments)
-    if not written:
+    if not written and (call.action_type != "net:http" or call.text("method").strip().upper()
+                        in ("GET", "HEAD", "OPTIONS")):  # (a request may change what its URL names)
         return
     low = "\n".join((written.lower(), *views))  # (and what it decodes to)
     if not _ANY_WORD.search(low):

@@ -40,11 +40,13 @@ _LASTING = (
      r"|\bchgrp\s+(?:-\w+\s+)*(?:root|sudo|wheel)\b|-perm\s+[-/]?(?:[ug]=s|[246]000|\+s)\b|\bgetcap\s+-r\b"),
     ("visudo|sudoers|setcap|nsenter|docker.sock|authorized_keys|cap_setuid|polkit|ld_preload|ld.so.preload|"
      "insmod|modprobe|/etc/|.ssh/rc|bashrc|.profile|:2375|:2376|:10250|:2379",
-     r"\bvisudo\b|/etc/sudoers|\bsetcap\b|\bnsenter\b|/var/run/docker\.sock|\bauthorized_keys\b|\bcap_setuid\b"
+     r"\bvisudo\b|/etc/sudoers|\bsetcap\b|\bnsenter\b|/var/run/docker\.sock|\bauthorized_keys?\b|\bcap_setuid\b"
      r"|\bpolkit\b|\bld_preload\b|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
      r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
      r"|/etc/cron|/etc/systemd/|/etc/init\.d/|/etc/profile\.d/|/etc/environment\b|\.ssh/rc\b|\bbashrc\b|\.profile\b"
      r"|:(?:2375|2376|10250|2379)/"),
+    # a Vault policy over every path with the power to change any: root in all but name
+    ("capabilities", r"\bpath\s+[\\\"']+\*[\\\"']+\s*\{[^}]*\bcapabilities\b[^}]*[\"'](?:sudo|root|\*)[\"']"),
     ("setuid|seteuid|setreuid|setresuid|setgid(0|chown(|chmod(|s_isuid|s_isgid|privileged",
      r"\bos\.set(?:e|re|res)?uid\(|\bos\.setgid\(0|\bctypes\b[^;]*\bsetuid\(|\bl?chown\(\s*[^,()]+,\s*0\s*,"
      r"|\bchmod\([^()]*,\s*0o?[2467][0-7]{3}\b|\bstat\.s_is[ug]id\b|\bsecurity\.privileged[= ]\s*true\b"),
@@ -59,13 +61,16 @@ _LASTING = (
      r"|--(?:userns|ipc|uts)[= ]host|--device[= ]/dev/(?:sd|nvme|mem|kmem)"
      r"|--mount\s+type=bind,\s*(?:source|src)=/(?:,|\s|$)|\bprivileged:\s*true|\bhost(?:pid|network|ipc):\s*true"
      r"|\bhostpath:\s*\{?\s*path:\s*/(?:\s|$|,|\})"),
-    ("cluster-admin|iam|role assignment|--as|sts |rolebinding|kubectl|systemctl",
+    ("cluster-admin|iam|role assignment|--as|sts |rolebinding|kubectl|systemctl|system:masters|vault",
      r"\bkubectl\b(?![^;&|]*\b(?:get|describe|auth\s+can-i)\b)[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b(?![^;&|]*--(?:cluster)?role[= ](?:[\w-]*-)?(?:view|viewer|reader|read[\w-]*)\b)"
      r"|\bkubectl\b[^;&|]*\b(?:run|patch|create)\b[^;&|]*(?:--privileged|[\"']?(?:privileged|hostpid|hostnetwork)[\"']?\s*:\s*true)"
      r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]*\b(?:attach|put)-[\w-]*policy\b"
      r"|\biam\b[^;&|]*\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"
      r"|\badd-iam-policy-binding\b[^;&|]*roles/(?:owner|editor|[\w.]*admin)|\baz role assignment create\b(?![^;&|]*(?:reader|viewer))"
-     r"|--as(?<=\s--as)[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]*admin"),
+     r"|--as(?<=\s--as)[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]*admin"
+     # a role widened to every verb or resource, the cluster's admin group, Vault's root policy
+     r"|\bkubectl\b[^;&|]*\b(?:patch|edit|apply|replace)\b[^;&|]*\b(?:cluster)?roles?\b[^;&|]*[\"']\*[\"']"
+     r"|\bsystem:masters\b|\bvault\s+write\b[^;&|]*\b(?:token_)?policies=[\w,]*\broot\b"),
     # the kernel's hooks a container escape or a rootkit goes through
     ("release_agent|notify_on_release|core_pattern|/proc/sys/|sysctl|kexec|node/",
      r"\brelease_agent\b|\bnotify_on_release\b|/proc/sys/kernel/(?:core_pattern|modprobe)|>\s*/proc/sys/"

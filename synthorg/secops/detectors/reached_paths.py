@@ -59,6 +59,7 @@ def _mounted_host_paths(segment: list[str]) -> list[str]:
 _SED_SCRIPT = re.compile(r"(?<![\w/.-])(?:\d*,?\d*)?s([/|#,:@!])(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1[gimpe0-9]*")
 
 
+_PWD_ROOT = re.compile(r"\$\{pwd%%/[^}]*\}")
 _PARENT_DIR = re.compile(r"\$\{pwd(?:%/|/)[^}]*\}|\$\(\s*dirname\s+[\"']?\$\{?pwd\}?[\"']?\s*\)")
 _MESSAGE_TEXT = re.compile(r"\s(?:-[a-z]*m|--message|--title|--body|--notes)[= ]\s*([\"'])(?:(?!\1).)*\1")
 
@@ -72,7 +73,7 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
     call's other views (views repeat most of each other), skipped unless after a `cd`."""
     if "pwd%" in view or "pwd/" in view or "dirname" in view:
         # ${PWD%/*}, $(dirname "$PWD"): the folder above; ${PWD/me/you}: a sibling of it
-        view = _PARENT_DIR.sub("..", view)
+        view = _PARENT_DIR.sub("..", _PWD_ROOT.sub("", view))  # (${PWD%%/*}: the root)
     view = _WORKING_DIR.sub(".", view) if "pwd" in view or "show-toplevel" in view else view
     if "sed" in view or view.startswith("s/") or " s/" in view:  # a sed script's s/old/new/ names no
         # path (nor does it as a view of its own: the quoted text of `xargs sed -i 's/a/b/'`)
@@ -302,4 +303,6 @@ def _pathlib_paths(view: str) -> Iterator[tuple[str, bool]]:
         yield posixpath.join(path, *_PY_STRING.findall(m.group(3))), False
 
 
-_LONE_PATH = fast_regex(r"(?:~|\.\.)?/[\w.\-/~]+")
+# (from a folder a file system has: "/v1/checkout" on its own is a web route)
+_LONE_PATH = fast_regex(r"(?:~|\.\.)/[\w.\-/~]*|/(?:etc|root|home|var|srv|opt|usr|proc|sys|dev|boot|mnt|media|tmp|run"
+                        r"|lib|lib64|bin|sbin|workspace|data|backups?|secrets?|mnt)(?:/[\w.\-/~]*)?")

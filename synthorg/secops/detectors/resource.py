@@ -37,7 +37,9 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("iter(|count(|cycle(|repeat(", r"\b(?:sum|list|tuple|set|sorted|max|min|len|deque|any|all)\(\s*(?:itertools\.)?"
      r"(?:iter\(\s*(?:int|float|str|object|list|dict|lambda\s*:\s*[^,()]+)\s*,|count\(\s*\d*\s*\)|cycle\(|repeat\(\s*[^,()]+\))"),
     # a make target or package script that starts itself twice at once (a fork bomb in make, npm)
-    ("make|npm|yarn|pnpm", r"(\$\(make\)|\$\{make\}|\bmake|\bnpm(?:\s+run)?|\byarn|\bpnpm)\s+([\w:.-]+)\s*&\s*\1\s+\2\b"),
+    ("make|npm|yarn|pnpm", r"(\$\(make\)|\$\{make\}|\bmake|\bnpm(?:\s+run)?|\byarn|\bpnpm)((?:\s+[\w:./=-]+){1,4}?)\s*&\s*\1\2(?![\w./-])"),
+    # a file made of itself twice, again and again: cat a a > b; mv b a in a loop doubles it
+    ("cat", r"\b(?:for|while|until)\b[^;]*;\s*do\b[^;]*?\bcat\s+(\S+)\s+\1\s*>"),
     ("$0", r"[\"']?\$0[\"']?\s*&\s*[\"']?\$0[\"']?\s*&|[\"']?\$0[\"']?\s*\|\s*[\"']?\$0[\"']?\s*&"),
     # every combination of huge ranges, materialised
     ("product|permutations|combinations",
@@ -174,6 +176,9 @@ _MINER = Hinted(fast_regex(r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|s
                 "f2pool|2miners")
 _SCALED_UP = Hinted(fast_regex(r"\b(?:minreplicas|replicas|parallel\w*|desired_?(?:count|capacity)|max_?size|instance_?count)"
                                r"\W+(?:value\W+)?\d{3,}"), "replicas|parallel|desired|max|count")
+# machines made by the hundred in infrastructure code: a count on an instance resource
+_FLEET = Hinted(fast_regex(r"\bresource\s+[\"'](?:aws_instance|aws_spot_instance_request|google_compute_instance|azurerm_\w*virtual_machine"
+                           r"|digitalocean_droplet|hcloud_server)[\"'][^}]*?\bcount\s*=\s*\d{3,}"), "resource")
 _ENTITY_BOMB = re.compile(r"<!ENTITY\s+\w+\s+[\"'](?:&\w+;){4,}", re.I)
 _HUGE_RANGE = Hinted(fast_regex(r"\brange\(\s*\d[\d_]{7,}\s*\)[^;]{0,160}?\b(?:open|touch|write\w*|mkdir|append|fork|thread|process"
                                 r"|popen|spawn)\b|\b(?:open|touch|write\w*|mkdir|append|fork|thread|process|popen|spawn)\b[^;]{0,160}?"
@@ -185,12 +190,17 @@ _SQL_ABUSE = fast_regex(r"\b(?:repeat|replicate|rpad|lpad|space)\([^;]*,\s*\d{8,
                         r"|\bwith\s+recursive\b(?:(?!\bwhere\b|\blimit\b).)*$|\bbenchmark\(\s*\d{7,}", re.S)
 
 
+# a file whose commands run unbidden: a git hook, a package's install scripts
+_RUNS_ON_ITS_OWN = re.compile(r"(?:^|/)\.git/hooks/|(?:^|/)\.husky/|[\"'](?:pre|post)?(?:install|prepare)[\"']\s*:")
+
+
 def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     if any(_ENTITY_BOMB.search(t) for t in call.texts.values()) or any(_HUGE_RANGE.search(v) for v in views):
         yield finding("abuse.resource_exhaustion", "exhausts memory, disk or inodes (an entity bomb, a loop "
                       "of hundreds of millions)")
         return
-    if call.action_type == "net:http" and any(_SCALED_UP.search(v) for v in joined(call.argument_views.get("body", ()))):
+    if any(_FLEET.search(v) for v in views) or (call.action_type == "net:http" and any(
+            _SCALED_UP.search(v) for v in joined(call.argument_views.get("body", ())))):
         yield finding("abuse.resource_exhaustion", "scales a service, a fleet or a pipeline into the hundreds")
         return
     if any(_MINER.search(v) for v in (joined(call.all_views) if call.action_type == "net:http" else views)) or (
@@ -202,16 +212,19 @@ def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
                 or dd_size(v) >= HUGE or _multiplied_sizes(v) or _redos(v):
             yield finding("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
             return
-    if call.action_type == "fs:write":
-        return  # a loop or a wait in a file written does not run now
+    if call.action_type == "fs:write" and not _RUNS_ON_ITS_OWN.search(
+            call.text("path").lower() + " " + call.text("content")[:4000]):
+        return  # a loop or a wait in a file written does not run now (but a hook's runs unbidden)
     for v in views:
         if _ENDLESS_WAIT.search(v):
             yield finding("abuse.endless_wait", "waits without end")
             return
     for v in views:
-        loop = _LOOP_SHELL.search(v) or _LOOP_PY.search(v) or _DIVERGING.search(v)
-        if loop:
-            rest = v[loop.end():]
+        if not (_LOOP_SHELL.search(v) or _LOOP_PY.search(v) or _DIVERGING.search(v)):
+            continue
+        for loop in (*_LOOP_SHELL.finditer(v), *_LOOP_PY.finditer(v), *_DIVERGING.finditer(v)):
+            end = v.find("\n", loop.end())  # (the rest of its own view: each is a line)
+            rest = v[loop.end():end if end >= 0 else len(v)]
             if not re.search(r"\bbreak\b|\breturn\b|\bexit\b|\braise\b|sys\.exit", rest):
                 yield finding("abuse.unbounded_loop", "loops without end", tier=RiskTier.high,
                               block=not re.search(r"\bsleep\b|\btime\.sleep\(", rest))

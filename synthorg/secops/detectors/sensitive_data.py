@@ -49,6 +49,10 @@ _PERSON_LINE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]?)?\s*[A-Z][a-z]*\.?\s+[A-Z
                           r"|^\s*[\w.@-]{2,40}\s*[:,=|]?\s*[$\u20ac\u00a3]?\d{2,3}(?:[,.]?\d{3})+(?:\.\d\d)?\s*$", re.M)
 
 
+# a person's name and a pay figure, in a list on one line: "J. Park 176k, L. Osei 168k"
+_PERSON_PAY = re.compile(r"\b[A-Z][a-z]*\.?\s+[A-Z][a-z]+\s*[:\-\u2013]?\s*[$\u20ac\u00a3]?\d{2,3}(?:[,.]?\d{3}|k)\b")
+
+
 def _iban(text: str) -> bool:
     raw = text.replace(" ", "")
     moved = raw[4:] + raw[:4]
@@ -61,7 +65,8 @@ def people_records(text: str, internal: Iterable[str]) -> bool:
     (IBANs), or a list of people with pay, health or HR details."""
     if personal_data(text, internal) or len({m for m in _IBAN.findall(text) if _iban(m)}) >= 2:
         return True
-    return bool(_HR_WORDS.search(text)) and len(_PERSON_LINE.findall(text)) >= 3
+    return (bool(_HR_WORDS.search(text)) and len(_PERSON_LINE.findall(text)) >= 3) \
+        or len(_PERSON_PAY.findall(text)) >= PEOPLE
 
 
 DUMP_CONTENT = Hinted(fast_regex(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|repo(?:sitory)?|database|db dump|"
@@ -69,6 +74,10 @@ DUMP_CONTENT = Hinted(fast_regex(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|r
                            r"\b(?:attached|below|enclosed|included)\b|\broot:x?:0:0\b|\bbegin [a-z ]*private key\b|\baws_secret_access_key\b"
                            r"|\b(?:password|passwd|secret|api[_-]?key|token)\s*[:=]\s*\S{6,}"
                            r"|\$\(\s*(?:cat|base64|tar|env|printenv)\b|`\s*(?:cat|base64|tar|env)\b"
-                           r"|\b(?:customer|user)s?\s+(?:table|dump|export|list)\b|\bselect\s+\*\s+from\s+users\b"), (
+                           r"|\b(?:customer|user)s?\s+(?:table|dump|export|list)\b|\bselect\s+\*\s+from\s+users\b"
+                           # the company's own confidential documents
+                           r"|\b(?:internal|confidential|proprietary)\s+(?:[\w-]+\s+){0,3}?(?:architecture|network\s+diagrams?"
+                           r"|design\s+docs?|roadmap|financials|board\s+deck|pricing\s+model|org\s+chart|runbooks?|threat\s+model)\b"
+                           r"|\bnetwork\s+diagrams?\b[^.]{0,60}\b(?:vpn|firewall|internal)\b"), (
     "uesdb|h4sia|source|codebase|repo|database|dump|customer|credentials|keys|backup|export|root:|"
-    "private key|aws_secret|password|passwd|secret|api|token|$(|`|user"))
+    "private key|aws_secret|password|passwd|secret|api|token|$(|`|user|internal|confidential|proprietary|network diagram"))
