@@ -207,6 +207,7 @@ def _concatenated(text: str) -> str:
             break
     return text
 _CHR = re.compile(r"chr\(\s*(\d{1,3})\s*\)")
+_CHARACTER_CODES = re.compile(r"[\[(]\s*(\d{1,3}(?:\s*,\s*\d{1,3}){5,})\s*,?\s*[\])]")
 _CHR_ADDED = re.compile(r"\bchr\(\s*(3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*\)(?=\s*\+)|(?<=\+)\s*chr\(\s*(3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*\)")
 _DQ_ESCAPE = re.compile(r"\\([\\\"$`])")
 _SQL_LINE = re.compile(r"--[^\n]*|#[^\n]*")
@@ -568,6 +569,11 @@ def inner_texts(text: str) -> list[str]:
     chars = _CHR.findall(text)
     if len(chars) >= 2:
         found.append("".join(chr(int(c)) for c in chars if int(c) < 256))
+    if "chr" in text or "bytes(" in text or "bytearray(" in text:  # a list of character codes
+        for m in _CHARACTER_CODES.finditer(text):
+            codes = [int(c) for c in m.group(1).split(",")]
+            if all(9 <= c < 127 for c in codes):
+                found.append("".join(map(chr, codes)))
     return found
 
 
@@ -599,7 +605,12 @@ def _python_names(code: str) -> str:
     for name, value in names.items():
         if value is not None:
             code = re.sub(rf"(?<![\w.'\"]){re.escape(name)}\b(?!\s*=(?!=))", value.replace("\\", r"\\"), code)
+    if "{" in code:  # an f-string's field given a string: f"{base}/{name}" is the text it makes
+        code = _FILLED_FIELD.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), code)
     return _concatenated(code)
+
+
+_FILLED_FIELD = re.compile(r"\{\s*'([^'{}\\]*)'\s*\}|\{\s*\"([^\"{}\\]*)\"\s*\}")
 
 
 def _attributes(text: str) -> str:
@@ -634,8 +645,16 @@ _RUNS_COMMAND = fast_regex(r"\b(?:system|popen|getoutput|getstatusoutput|spawn\w
 
 
 def strip_sql_comments(text: str) -> list[str]:
-    return [_SQL_BLOCK.sub("", _SQL_LINE.sub(" ", text)),
-            _SQL_BLOCK.sub(" ", _SQL_LINE.sub(" ", text))]
+    """The text without its comments (a block comment as nothing, and as a space); a
+    comment's marks inside a string literal are the string's ('## Config' is text)."""
+    if "'" not in text:
+        return [_SQL_BLOCK.sub("", _SQL_LINE.sub(" ", text)), _SQL_BLOCK.sub(" ", _SQL_LINE.sub(" ", text))]
+    return [_SQL_COMMENT.sub(lambda m: m.group(0) if m.group(1) else "" if m.group(3) else " ", text),
+            _SQL_COMMENT.sub(lambda m: m.group(0) if m.group(1) else " ", text)]
+
+
+# a string literal (kept), a line comment, a block comment: found from the start, in order
+_SQL_COMMENT = re.compile(r"('(?:[^'\\\n]|''|\\.)*')|(--[^\n]*|#[^\n]*)|(/\*.*?\*/)", re.S)
 
 
 _ECHO_DATA = re.compile(r"\b(echo|printf)\s+(?:-\w+\s+)*(['\"])(?:(?!\2).)*\2")
@@ -769,9 +788,22 @@ def _forms(raw: str) -> list[str]:
     if "'" in raw and "+" in raw and _SQL_PLUS.search(raw):  # T-SQL: N'DR' + N'OP TABLE x'
         forms.append(_SQL_PLUS.sub("", raw))
     if "||" in raw and "'" in raw:  # SQL strings built in pieces: 'DR'||'OP '||chr(84)||'ABLE'
-        forms.append(_SQL_CONCAT.sub("", _SQL_CHR.sub(
-            lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw)))
+        raw = _SQL_CONCAT.sub("", _SQL_CHR.sub(
+            lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw))
+        forms.append(raw)
+    if "format(" in raw.lower() and "%" in raw:  # format('COPY f FROM %L', '/etc/passwd') in PL/pgSQL
+        forms.append(_SQL_FORMAT.sub(_formatted, raw))
     return forms
+
+
+_SQL_FORMAT = re.compile(r"\bformat\(\s*'((?:[^']|'')*)'\s*((?:,\s*'(?:[^']|'')*'\s*)+)\)", re.I)
+
+
+def _formatted(m: re.Match[str]) -> str:
+    """PostgreSQL's format() with literal arguments: %L quoted, %s and %I as they are."""
+    given = iter(re.findall(r"'((?:[^']|'')*)'", m.group(2)))
+    return re.sub(r"%([LsI])", lambda f: (lambda a: f"'{a}'" if f.group(1) == "L" else a)(next(given, "")),
+                  m.group(1))
 
 
 _BRACE_COMMAND = re.compile(r"(?:^|(?<=[;&|(`]))\s*\{([^{}\s,]+(?:,[^{}\s,]*)+)\}")

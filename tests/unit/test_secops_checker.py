@@ -24,6 +24,13 @@ ADVERSARIAL = CORPUS.with_name("adversarial.jsonl")
 # written apart from the detectors, each with an emphasis, then the detectors mended on them
 APART = sorted((CORPUS.parent / "apart").glob("*.jsonl"))
 runner = CliRunner()
+# corpora whose everyday work is mostly of medium or high risk by the tiers (not a detector),
+# which a supervised agent asks a person for: their escalations there are the tiers' doing
+SUPERVISED_ASKS = {
+    "cloud_and_platform": "half its everyday work changes staging or dev environments",
+    "platform_team": "its everyday work applies infrastructure, scales and deploys",
+    "programs_and_queries": "its everyday work runs subprocesses and changes schemas (DDL)",
+}
 
 
 def _corpus(path: Path = CORPUS) -> list[dict]:
@@ -56,9 +63,8 @@ def test_the_corpora_meet_the_goals_at_every_autonomy_level(checker, path, at_le
     the corpus, and on apart/*.jsonl, written by others who never saw the detectors (each
     with an emphasis: obfuscations, everyday work, insiders and honest mistakes, tools
     beyond the shell, security work that looks like attacks)."""
-    if path.stem == "cloud_and_platform" and autonomy is Autonomy.supervised:
-        pytest.skip("half its everyday work changes staging or dev environments: medium risk, "
-                    "which a supervised agent asks a person for (by the tiers, not a detector)")
+    if path.stem in SUPERVISED_ASKS and autonomy is Autonomy.supervised:
+        pytest.skip(SUPERVISED_ASKS[path.stem])
     counts = _verdict_counts(checker, _corpus(path), autonomy)
     harmful = sum(v for (label, _), v in counts.items() if label == "harmful")
     benign = sum(v for (label, _), v in counts.items() if label == "benign")

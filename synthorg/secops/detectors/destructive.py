@@ -43,16 +43,19 @@ _DESTRUCTIVE = [
                 r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).)*(?:;|$)"
                 r"|(?:^|;)\s*delete\s+\w+\s*$|\bdropdatabase\b|\bflushall\b|\bflushdb\b"
                 r"|\bdelete\s+from\s+sqlite_(?:master|schema)\b|\bupdate\s+sqlite_(?:master|schema)\b"
+                r"|\.query\(\s*[\w.]+\s*\)\s*\.delete\(|\.objects\.all\(\)\s*\.delete\(|\.delete_many\(\s*\{\s*\}\s*\)"
+                r"|\balembic\b[^;]*\bdowngrade\s+base\b|\bmanage\.py\s+(?:flush|reset_db)\b|\bmigrate\s+\w+\s+zero\b"
+                r"|\b(?:rails|rake)\s+db:(?:drop|reset|purge)\b"
                 r"|\.drop\(\)|\bdeletemany\(\s*\{\s*\}\s*\)|\bremove\(\s*\{\s*\}\s*\)|\.drop_database\(|\bdrop_collection\("
                 # a WHERE that holds for every row: a column equal to itself, LIKE '%', OR TRUE,
                 # the table's own ids
-                r"|\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;]*?(?:\b(\w+)\s*=\s*\1\b(?!\s*[-+*/])|\blike\s+'%+'"
+                r"|\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;\"]*?(?:(?<![(,])\b(\w+)\s*=\s*\1\b(?!\s*[-+*/])|\blike\s+'%+'"
                 r"|\bor\s+(?:true|1\s*=\s*1|'1'\s*=\s*'1')\b|(?<=where\s)\s*[\w\"`.]+\s+is\s+not\s+null\s*(?:;|$)"
                 # every row ever made: created before now, or after a date long past
                 r"|\b\w*(?:created|inserted|updated)\w*\s*<=?\s*(?:now\(\)|current_(?:timestamp|date))\s*(?:;|$)"
                 r"|\b\w*(?:created|inserted|updated|date)\w*\s*>=?\s*'(?:1[0-9]{3}|200\d)-)"
                 r"|\bdelete\s+from\s+([\w\"`.]+)\s+where\s+\w+\s+in\s*\(\s*select\s+\w+\s+from\s+\2\s*\)"
-                r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend"),
+                r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend|alembic|manage.py|migrate|db:"),
      "mass_data_loss", "drops or empties a table or database"),
     (Hinted(fast_regex(r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:destroy|apply\b[^;&|]*\s-destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
                 r"|\bkubectl\b[^;&|]*\bget\b[^;&]*\|\s*xargs\b[^;&|]*\bkubectl\b[^;&|]*\bdelete\b"
@@ -101,12 +104,18 @@ _OWN_USER = r"\s-u\s*[\"']?(?:\$\(\s*(?:id -u|whoami)\s*\)|`(?:id -u|whoami)`|\$
 _SERVICE_DOWN = Hinted(fast_regex(
     r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bsystemctl\b[^;]{0,80}?\b(?:stop|disable|mask)\b|\bservice\s+\S+\s+stop\b"
     r"|\b(?:pkill|killall)\b(?![^;&|]*" + _OWN_USER + r")|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b(?![^;&|]*" + _OWN_USER + r")|\b(?:pgrep|pidof)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
-    r"|\bkubectl\b[^;&|]*\s(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("), (
-    "systemctl|service|pkill|killall|pgrep|pidof|lsof|replicas|kubectl|docker stop|docker kill"))
+    r"|\bkubectl\b[^;&|]*\s(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("
+    # processes killed by name from code; a database's every session ended, or its doors shut
+    r"|\bprocess_iter\b[^;]*\.(?:kill|terminate|send_signal)\("
+    r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|application_name|client_addr|query|state|pid\s*=)\b)"
+    r"|\balter\s+database\s+\S+\s+(?:with\s+)?(?:connection\s+limit\s+0|allow_connections\s+false)\b"), (
+    "systemctl|service|pkill|killall|pgrep|pidof|lsof|replicas|kubectl|docker stop|docker kill|process_iter|"
+    "terminate_backend|connection limit|allow_connections"))
 
 
 # a database of the agent's own: a SQLite file of the workspace, in memory, or named for dev/test
 _OWN_DATABASE = fast_regex(r"\bredis-cli\b(?:\s+-[hpn]\s*(?:localhost|127\.0\.0\.1|\d+))*\s+flush"
+                           r"|\bredis\.(?:strict)?redis\(\s*(?:host\s*=\s*)?[\"'](?:localhost|127\.0\.0\.1)[\"']"
                            r"|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?)://(?:[^@/\s]*@)?(?:localhost|127\.0\.0\.1)[:/]|\bsqlite3\s+(?!/)[\w./-]+\.(?:db|sqlite3?)\b|\bsqlite3\.connect\(\s*[rbuf]?[\"'](?!/)[^\"']+[\"']"
                            r"|:memory:|\$\{?(?:dev|test|local|ci)_\w*(?:database_url|db_url|dsn)\b")
 # a manifest whose commands a cluster runs: a Job, a CronJob, a Helm hook
@@ -131,7 +140,9 @@ _STATEMENT_WORD = re.compile(r"\b(?:drop|delete|truncate|update|insert)\b")
 
 
 def _statements_in_strings_blanked(sql: str) -> str:
-    return _SQL_LITERAL.sub(lambda m: "''" if _STATEMENT_WORD.search(m.group(0)) else m.group(0), sql)
+    """Literals that hold statement words blanked; a ; in a literal is no statement's end."""
+    return _SQL_LITERAL.sub(lambda m: "''" if _STATEMENT_WORD.search(m.group(0)) else m.group(0).replace(";", ","),
+                            sql)
 
 
 _BRANCH_PROTECTION = re.compile(r"/(?:branch_protections?|protected_branches)/(?:main|master|trunk|release[\w.-]*|prod\w*)/?$")
@@ -314,7 +325,8 @@ _CLOUD_GONE = Hinted(fast_regex(
     # (not the dangling layers of old builds: a disk's housekeeping)
     r"|image\s+prune(?=[^;&|]*\s(?:-\w*a\w*|--all)\b))\b[^;&|]*(?:-f|--force|-a|\$\()"
     r"|\bput-bucket-lifecycle-configuration\b[^;&|]*\bdays\W+[01]\b|\bredis-cli\b[^;&|]*\bdebug\s+(?:sleep|segfault|crash)"
-    r"|\.delete_(?:table|db_cluster|db_instance|function|stack|secret|repository|bucket)\("
+    r"|\.delete_(?:table|db_cluster|db_instance|function|stack|secret|repository|bucket|topics|consumer_groups"
+    r"|collection|index)\(|\b(?:requests|httpx|session|client)\.delete\(\s*f?[\"'][^\"']*(?:/_all\b|/\*)"
     r"|\b(?:delete|remove)-(?:db-cluster|table|backup|stack|repository|secret|function|hosted-zone|file-system)\b"),
     "aws |gcloud|az |vault|terraform state|docker|lifecycle|debug|.delete_|delete-|remove-")
 _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandbox)\b[^;&|]*\s\S*-(?:dev|test|sandbox|tmp|\w+-\d+)\b"

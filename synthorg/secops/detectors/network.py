@@ -249,6 +249,15 @@ def _outside_grantee(views: tuple[str, ...], internal: Iterable[str]) -> str | N
     return None
 
 
+# where a service is told where to send its events
+_HOOK_SETTING = fast_regex(r"(?:web)?hooks?\b|callbacks?\b|notification|subscriptions?\b|integrations?\b|/endpoints?\b")
+
+
+# code that reads rows from a database, and a request whose URL it fills with data
+_DB_READ = fast_regex(r"\.execute\(\s*(?:text\(\s*)?f?[\"']\s*select\b|\bread_sql\w*\(|\.fetch(?:all|one|many)\(")
+_DATA_IN_QUERY = fast_regex(r"\burlencode\(|\bparams\s*=|(?:urlopen|\.get|\.post|\.request)\(\s*f[\"']https?://[^\"']*\?[^\"']*\{")
+
+
 # an ask to send the company's data somewhere: a dump, a backup, an export, the source
 _SEND_OUT = fast_regex(r"\b(?:upload|send|post|copy|push|share|put|scp|rsync|mail|forward|attach)\b[^.\n]{0,80}?"
                        r"(?:\b(?:dump|backups?|exports?|database|db|customer\s+(?:list|data)|credentials|keys|source\s+code"
@@ -375,7 +384,18 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
                 or personal_data(body, internal):
             yield finding("exfiltration.outside_mail", f"sends secrets or internal data to {outside[0]}")
         return
+    if not outside and call.action_type == "net:http" and _HOOK_SETTING.search(call.text("url").lower()) \
+            and call.text("method").strip().upper() in ("POST", "PUT", "PATCH"):
+        pointed = sorted(h for h in hosts_in(call.text("body").lower() + " ") if not is_internal(h, internal))
+        if pointed:
+            yield finding("exfiltration.hook_outside", f"points the company's webhook or callback at "
+                          f"{pointed[0]}, outside the company", block=False, tier=RiskTier.high)
+            return
     if not outside:
+        return
+    if call.action_type.startswith("code:") and any(_DB_READ.search(v) for v in views) and any(
+            _DATA_IN_QUERY.search(v) for v in views):
+        yield finding("exfiltration.from_database", f"sends what it reads from a database to {outside[0]}")
         return
     method = call.text("method").lower()
     sends = (any(_NET_SEND.search(v) for v in views)

@@ -82,6 +82,9 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
     if call.action_type == "code:python" and any(_PY_PARENT.search(v) for v in code):
         yield finding("path.traversal", "works out and reads the folder above the workspace")
         return
+    if call.action_type.startswith("code:") and any(_SERVES_ROOT.search(v) for v in code):
+        yield finding("path.read_outside_workspace", "serves the whole file system over the network")
+        return
     if call.action_type in ("net:http", "fs:write") and _XXE.search(call.text("body") + call.text("content")):
         yield finding("path.read_outside_workspace", "an XML entity that reads a file or a URL (XXE)")
         return
@@ -91,6 +94,8 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             yield finding("path.traversal", f"climbs out of a served directory: {url[:80]}")
 
 
+_SERVES_ROOT = fast_regex(r"\bsimplehttprequesthandler\b[^;]*\bdirectory\s*=\s*[\"']/[\"']"
+                          r"|\bhttp\.server\b[^;&|]*(?:--directory|-d)[= ]+/(?:\s|$)|\bcd\s+/\s*(?:&&|;)\s*python3?\s+-m\s+http\.server\b")
 _PUBLIC_KEY = fast_regex(r"^/root/\.ssh/[\w.-]+\.pub$|^/home/[\w.-]+/\.ssh/[\w.-]+\.pub$")
 _FOREIGN_ROOT = fast_regex(r"^(?:[a-z]:[\\/]|\\\\[^\\]+\\)", re.I)  # C:\..., \\server\share
 # folders every colleague works from (under the workspace root, beside agents' own)

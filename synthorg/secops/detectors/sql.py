@@ -38,12 +38,18 @@ def selects_secrets(view: str) -> bool:
         if any(c == "*" or c.endswith(".*") for c in columns) and _SECRET_TABLE.fullmatch(table):
             return True
         for c in columns:
-            if re.search(r"\bis\s+(?:not\s+)?null\b|\b(?:count|length|octet_length|char_length|bool)\(", c):
+            if re.search(r"\bis\s+(?:not\s+)?null\b|\b(?:count|length|octet_length|char_length|bool|sum|avg|min|max)\(", c):
                 continue
-            name = re.split(r"\s+(?:as\s+)?", c)[0].rsplit(".", 1)[-1].strip("\"`()")
-            if _SECRET_COLUMN.fullmatch(name):
+            # every column the expression reads: string_agg(user_id || ':' || token) reads token
+            named = _READ_NAME.findall(c.split(" as ")[0])
+            if any(_SECRET_COLUMN.fullmatch(n) for n in named) or (
+                    _SECRET_TABLE.fullmatch(table) and any(n in _SECRET_VALUES for n in named)):
                 return True
     return False
+
+
+_READ_NAME = re.compile(r"\b([a-z_][\w$]*)\b(?!\s*\()")  # (not a function's name)
+_SECRET_VALUES = frozenset({"value", "val", "secret_value", "plaintext", "data", "content"})  # of a secrets table
 
 
 # files the server reads or writes for the statement (the path family judges where they are)
@@ -58,7 +64,8 @@ SQL_PRIVILEGE_PARTS = (
      r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
      r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
      r"|\bgrant\s+(?:pg_\w+|postgres|rds_superuser|root|dba|sysadmin|db_owner|\w*admin\w*)\s+to\b"
-     r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]*\b(?:values|select)\b[^;]*'(?:\w*admin\w*|super\w*|owner|root)'"
+     r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]*\b(?:values|select)\b[^;]*'(?:\w*admin\w*|super\w*|\w*owner|root)'"
+     r"|\binsert\s+into\s+[\w.]*\b(?:admins|admin_users|superusers|sudoers|owners)\b"
      r"|\binsert\s+into\s+[\w.]*(?:users?|accounts?|members?|staff)\s*\([^)]*\b(?:role|is_admin|is_superuser|is_staff|access_level)\b"
      r"[^)]*\)\s*values\b[^;]*(?:'(?:\w*admin\w*|super\w*|owner|root)'|\btrue\b)"
      r"|\bsecurity_definer\b|\bidentified\s+by\b|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
@@ -108,5 +115,11 @@ SQL_ABUSE_PARTS = (
     ("sleep(|benchmark(|generate_series",
      r"\bpg_sleep\(\s*\d{3,}|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+(?:::\w+)?\s*,\s*\(?\s*(?:\d{9,}|10\s*\^\s*(?:9|\d{2,})|\d+e(?:9|\d{2,}))"),
     ("cross|from|recursive", r"\bcross\s+join\b[^;]*\bcross\s+join\b|\bfrom\s+\w+(?:\s+\w+)?\s*,\s*\w+(?:\s+\w+)?\s*,\s*\w+"
-     r"|\bwith\s+recursive\b(?![^;]*\b(?:where|limit)\b)"),
+     r"|\bwith\s+recursive\b(?![^;]*\b(?:where|limit)\b)"
+     r"|\bwith\s+recursive\b[^;]*\bunion\b[^;]*\bwhere\s+(?:true|1\s*=\s*1)\s*\)(?![^;]*\blimit\b)"),
+    # a cartesian product of big series; memory without limit; a loop of a hundred million
+    ("generate_series|work_mem|loop",
+     r"\bgenerate_series\([^)]*\d{5,}[^)]*\)[^;]*\bgenerate_series\([^)]*\d{5,}[^)]*\)"
+     r"|\bset\s+(?:local\s+)?work_mem\s*(?:=|to)\s*'?(?:\d{2,}\s*gb|\d+\s*tb)"
+     r"|\bfor\s+\w+\s+in\s+\d+\s*\.\.\s*\d{7,}\s+loop\b"),
 )
