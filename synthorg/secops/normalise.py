@@ -209,6 +209,7 @@ def _concatenated(text: str) -> str:
 _CHR = re.compile(r"chr\(\s*(\d{1,3})\s*\)")
 _CHARACTER_CODES = re.compile(r"[\[(]\s*(\d{1,3}(?:\s*,\s*\d{1,3}){5,})\s*,?\s*[\])]")
 _CHR_ADDED = re.compile(r"\bchr\(\s*(3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*\)(?=\s*\+)|(?<=\+)\s*chr\(\s*(3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*\)")
+_SINGLE_QUOTED = re.compile(r"(?<![\w$])'[^'\n]*'")
 _DQ_ESCAPE = re.compile(r"\\([\\\"$`])")
 _SQL_LINE = re.compile(r"--[^\n]*|#[^\n]*")
 _SQL_BLOCK = re.compile(r"/\*.*?\*/", re.S)
@@ -532,8 +533,11 @@ def inner_texts(text: str) -> list[str]:
     Python string literals (adjacent ones joined), chr() sequences."""
     if "(" not in text and "`" not in text and "'" not in text and '"' not in text:
         return []
-    found = [g for m in _SUBST.finditer(text) for g in m.groups() if g] \
-        if "$(" in text or "`" in text or "<(" in text else []
+    # (what single quotes hold the shell does not run: a name with "$(rm -rf ~)" in it is text;
+    # a body handed to sh -c, eval or a pipe into a shell is read as a view of its own)
+    masked = _SINGLE_QUOTED.sub(lambda q: "'" + "_" * (len(q.group(0)) - 2) + "'", text) if "'" in text else text
+    found = [text[m.start(i):m.end(i)] for m in _SUBST.finditer(masked) for i in range(1, len(m.groups()) + 1)
+             if m.group(i)] if "$(" in text or "`" in text or "<(" in text else []
     inner = _inner_bodies(text) if "-" in text or "eval" in text.lower() else ()
     for groups in inner:  # a double-quoted body is unescaped as the shell does
         found += [_DQ_ESCAPE.sub(r"\1", g) if i in (0, 2) else g
@@ -549,6 +553,8 @@ def inner_texts(text: str) -> list[str]:
     if "rot" in joined and _ROT13.search(joined):  # codecs.decode('puzbq 777 /rgp/funqbj', 'rot13')
         joined = _ROT13.sub(lambda m: "'" + codecs.decode(m.group(2), "rot13") + "'", joined)
         found.append(joined)
+    if ".join(" in joined and "[" in joined:  # parts = ['s','h','r','e','d']; ''.join(parts) is 'shred'
+        joined = _joined_names(joined)
     if "=" in joined:  # base = '/srv'; shutil.rmtree(os.path.join(base, 'acme')): the name read as its string
         named = _python_names(joined)
         if named != joined:
@@ -595,6 +601,23 @@ _OS_PART_VALUES = {"os.sep": "'/'", "os.path.sep": "'/'", "os.pardir": "'..'", "
 _OS_PARTS = re.compile(r"\bos\.(?:path\.)?sep\b|\bos\.pardir\b|\bos\.curdir\b|\bos\.getcwd\(\)")
 _ROT13 = re.compile(r"""\b(?:codecs\.)?(?:decode|encode)\(\s*[rbuf]?(["'])([^"']+)\1\s*,\s*["']rot[_-]?13["']\s*\)""")
 _PY_NAME_STRING = re.compile(r"""^\s*([A-Za-z_]\w*)\s*=\s*([rbuf]?["'][^"'\n]*["'])\s*$""", re.M)
+
+
+_PY_NAME_LIST = re.compile(r"""^\s*([A-Za-z_]\w*)\s*=\s*\[((?:\s*[rbuf]?(?:"[^"\\\n]*"|'[^'\\\n]*')\s*,?)+)\]""", re.M)
+
+
+def _joined_from(parts: list[str]) -> Callable[[re.Match[str]], str]:
+    """A replacement: the separator a match holds (its second group) joining `parts`."""
+    return lambda m: repr(m.group(2).join(parts))
+
+
+def _joined_names(code: str) -> str:
+    """`sep.join(name)` of a name given a list of literals, as the string it makes."""
+    for name, items in _PY_NAME_LIST.findall(code):
+        parts = [a or b for a, b in _LITERAL_PART.findall(items)]
+        code = re.sub(rf"""(["'])([^"'\\\n]{{0,3}})\1\.join\(\s*{re.escape(name)}\s*\)""",
+                      _joined_from(parts), code)
+    return code
 
 
 def _python_names(code: str) -> str:

@@ -85,10 +85,12 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
              r"[^;&|]*(?:passw|secret|token|api_?key|credential)"),
     ("get_credentials|get_secret_value|frozen_credentials|keyring.get_password",
      r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
-    ("/run/secrets/|/v1/secret/|/v1/sys/|ssh_auth_sock=|/v1/kv/|/v1/auth/token|/secrets",
+    ("/run/secrets/|/v1/secret/|/v1/sys/|ssh_auth_sock=|/v1/kv/|/v1/auth/token|/secrets|/actuator/|pprof",
      r"/run/secrets/|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/|/v1/auth/token/(?:create|lookup-self)"
      r"|/v1/kv/[^\s?#]*(?:secret|cred|passw|token|key|vault|prod)|/v1/kv/[^\s]*[?&]recurse"
-     r"|/api/v1/(?:namespaces/[^/\s]+/)?secrets\b|/v1/sys/(?:generate-root|rekey)\b"),
+     r"|/api/v1/(?:namespaces/[^/\s]+/)?secrets\b|/v1/sys/(?:generate-root|rekey)\b"
+     # a service's memory or settings handed out: a heap dump holds its secrets
+     r"|/actuator/(?:heapdump|env|configprops)\b|/debug/pprof/heap\b"),
     ("secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec",
      r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
     ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
@@ -102,15 +104,15 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
 SECRET_VALUE = Hinted(fast_regex(
     r"\bakia[0-9a-z]{12,20}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\b[rs]k_live_[a-z0-9]{16,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
-    r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}"
+    r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}|:\$(?:1|2[aby]|5|6|y)\$[./a-z0-9]{2,}\$"
     r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key|[a-z]+_(?:key|secret|token))\s*(?:is|[:=])\s*[\"']?"
     r"(?!request|os\.|getpass|input|none|null|env|config|settings|self\.|\$\{|<|\{)"
     r"(?=[\w!@#$%^&*+/=\-]*\d)(?=[\w!@#$%^&*+/=\-]*[a-z])[\w!@#$%^&*+/=\-]{8,}"), (
     "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access|k_live_"))
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|fixtures?|testdata|spec|__tests__)/")
 SECRET_VAR = fast_regex(
-    r"\$\{?[a-z0-9_]*(?:secret|token|passw(?:or)?d|api_?key|access_key|private_key|credential)[a-z0-9_]*"
-    r"|\$\{?[a-z0-9_]+_(?:pass|pw|pwd|sk|dsn|auth)\b"  # $DB_PASS, ${STRIPE_SK} ($PWD is the directory)
+    r"\$\{?[a-z0-9_]*(?:secret|token|passw(?:or)?d|api_?key|access_key|private_key|credential)[a-z0-9_]*(?!:[+?])"
+    r"|\$\{?[a-z0-9_]+_(?:pass|pw|pwd|sk|dsn|auth)\b(?!:[+?])"  # $DB_PASS, ${STRIPE_SK} ($PWD is the directory)
     r"|\b(?:environ\s*\[|getenv\s*\(|environ\.get\s*\()\s*[\"']?[a-z0-9_]*(?:secret|token|passw(?:or)?d|"
     r"api_?key|access_key|private_key|credential)"
     r"|\bprintenv\s+[a-z0-9_]*(?:secret|token|passw|key|credential)")
@@ -269,8 +271,9 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             yield finding("secrets.credential_file", "names a credential or key file")
             return
         dump = env_dumped(v)
-        if dump and not re.search(r"\|\s*grep\b(?![^|;&]*(?:key|secret|token|pass|aws|cred|auth))",
-                                  v[dump.start():]):
+        if dump and not re.search(r"\|\s*grep\b(?![^|;&]*(?:key|secret|token|pass|aws|cred|auth))"
+                                  r"|\|\s*(?:cut\s+-d\s*['\"]?=['\"]?\s+-f\s*1\b|awk\s+-f\s*['\"]?=['\"]?\s+['\"]?\{\s*print\s+\$1\s*\}"
+                                  r"|sed\s+['\"]?s/=\.\*//)", v[dump.start():]):  # (or only the names)
             yield finding("secrets.environment_dump", "dumps the environment, where secrets live")
             return
         if SECRET_VAR.search(v) and _SECRET_SHOWN.search(v) and _SHOWN_VAR.search(v):

@@ -55,6 +55,7 @@ _EXPOSE = Hinted(fast_regex(
     r"|\.share\([^)]*\banyone\b"
     r"|\b(?:block_public_(?:acls|policy)|restrict_public_buckets|ignore_public_acls)\s*=\s*false\b"
     r"|\bacl\s*=\s*[\"']public-read(?:-write)?[\"']|--member=(?:allusers|allauthenticatedusers)\b"
+    r"|[\"']acl[\"']\s*:\s*[\"']public-read|\bprincipal[\"']?\s*[=:]\s*(?:\{\s*[\"']?aws[\"']?\s*[=:]\s*)?[\"']\*[\"']"
     # the firewall opened to everyone
     r"|\bauthorize-security-group-ingress\b[^;&|]*0\.0\.0\.0/0|\bfirewall-rules\s+(?:create|update)\b[^;&|]*0\.0\.0\.0/0"
     r"|\bnsg rule create\b[^;&|]*(?:\*|internet|0\.0\.0\.0/0)|\bufw allow\s+(?:from\s+any\s+to\s+any\s+port\s+)?(?:22|23|3389|5432|3306|6379|27017|9200)\b"
@@ -249,6 +250,17 @@ def _outside_grantee(views: tuple[str, ...], internal: Iterable[str]) -> str | N
     return None
 
 
+# a sign-in: the password in its body is what it is for (to the company's own service)
+_LOGIN = re.compile(r"/(?:login|log-in|signin|sign-in|auth|oauth2?/token|token|sessions?)(?:$|[/?])")
+
+
+def _outside_url(call: ToolCall, internal: Iterable[str]) -> bool:
+    return any(not is_internal(h, internal) for h in hosts_in(call.text("url").lower()))
+
+
+# a request body's key for where a service is to deliver what it makes
+_DELIVERY = fast_regex(r"[\"'](?:deliver\w*|destination\w*|export_?to|sink\w*|upload_?to|send_?to|output_?(?:url|uri|path|bucket)"
+                       r"|target_?bucket|copy_?to)[\"']\s*:")
 # where a service is told where to send its events
 _HOOK_SETTING = fast_regex(r"(?:web)?hooks?\b|callbacks?\b|notification|subscriptions?\b|integrations?\b|/endpoints?\b")
 
@@ -262,6 +274,25 @@ _DATA_IN_QUERY = fast_regex(r"\burlencode\(|\bparams\s*=|(?:urlopen|\.get|\.post
 _SEND_OUT = fast_regex(r"\b(?:upload|send|post|copy|push|share|put|scp|rsync|mail|forward|attach)\b[^.\n]{0,80}?"
                        r"(?:\b(?:dump|backups?|exports?|database|db|customer\s+(?:list|data)|credentials|keys|source\s+code"
                        r"|repo(?:sitory)?)\b|\.(?:sql|dump|bak|tar|tgz|zip|gz|csv|parquet)\b)")
+
+
+_ENCODED_LABEL = re.compile(r"(?:^|//|\.)([A-Za-z0-9+_-]{16,}={0,2})\.")
+
+
+def _data_in_host(url: str) -> bool:
+    """A host name one of whose labels is data encoded (base64 or hex of readable text)."""
+    host = url.split("//", 1)[-1].split("/", 1)[0]
+    for m in _ENCODED_LABEL.finditer(host):
+        label = m.group(1)
+        for decode in (lambda s: base64.b64decode(s + "=" * (-len(s) % 4), altchars=b"-_", validate=True),
+                       bytes.fromhex):
+            try:
+                text = decode(label).decode()
+            except ValueError:
+                continue
+            if len(text) >= 8 and text.isprintable() and not text.isalnum():
+                return True
+    return False
 
 
 def _carries_data(url: str, internal: Iterable[str]) -> bool:
@@ -340,7 +371,8 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield finding("exfiltration.data_in_url", f"hides data in a URL for {encoded}")
         return
     if call.action_type == "net:http" and call.text("body") and call.text("method").strip().lower() in (
-            "post", "put", "patch") and not LOCAL_URL.match(call.text("url").lower()):
+            "post", "put", "patch") and not LOCAL_URL.match(call.text("url").lower()) and not (
+            _LOGIN.search(call.text("url").lower()) and not _outside_url(call, internal)):
         body = " ".join(call.argument_views.get("body", ()))
         if shares_secret(body):
             yield finding("secrets.in_message", "writes a password, token or key into what it posts")
@@ -359,6 +391,8 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if call.action_type not in MESSAGE_ACTIONS and any(_PASTEBIN.search(v) for v in views):
         yield finding("exfiltration.paste_site", "sends output to a public paste site")
         return
+    if call.action_type == "fs:write" and _PROSE.search(call.text("path")):
+        return  # a document sends nothing (its secrets are the credentials family's)
     # an HTTP request goes to its URL's host (an address in its body is data)
     where = ((call.text("url").lower(),) if call.action_type == "net:http" else views)
     outside = sorted({h for v in where for h in hosts_of(v) if not is_internal(h, internal)})
@@ -384,10 +418,14 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
                 or personal_data(body, internal):
             yield finding("exfiltration.outside_mail", f"sends secrets or internal data to {outside[0]}")
         return
-    if not outside and call.action_type == "net:http" and _HOOK_SETTING.search(call.text("url").lower()) \
-            and call.text("method").strip().upper() in ("POST", "PUT", "PATCH"):
-        pointed = sorted(h for h in hosts_in(call.text("body").lower() + " ") if not is_internal(h, internal))
-        if pointed:
+    if not outside and call.action_type == "net:http" and call.text("method").strip().upper() in ("POST", "PUT", "PATCH"):
+        body = call.text("body").lower()
+        pointed = sorted(h for h in hosts_in(body + " ") if not is_internal(h, internal))
+        if pointed and _DELIVERY.search(body):
+            yield finding("exfiltration.delivered_outside", f"has the company's service deliver data to "
+                          f"{pointed[0]}, outside the company")
+            return
+        if pointed and _HOOK_SETTING.search(call.text("url").lower()):
             yield finding("exfiltration.hook_outside", f"points the company's webhook or callback at "
                           f"{pointed[0]}, outside the company", block=False, tier=RiskTier.high)
             return
@@ -409,7 +447,8 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         else:
             yield finding("exfiltration.post_outside", f"posts to {outside[0]}", block=False,
                           tier=RiskTier.high)
-    elif call.action_type == "net:http" and _carries_data(call.text("url"), internal):
+    elif call.action_type == "net:http" and (_carries_data(call.text("url"), internal)
+                                             or _data_in_host(call.text("url"))):
         yield finding("exfiltration.data_in_url", f"puts the company's data in a URL to {outside[0]}")
     elif any(re.search(r"[?&]\w+=(?:\$\(|`)|\$\(|`", u) for v in views for u in
              re.findall(r"\b(?:https?|ftp)://\S+", v)):

@@ -74,6 +74,9 @@ def organisation_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fi
             yield finding("injection.stored", "writes rules for the agents who will read it",
                           block=False, tier=RiskTier.high)
             return
+    if call.action_type not in MESSAGE_ACTIONS and not reporting and _CREDENTIALS_ASKED.search(low):
+        yield finding("fraud.phishing", "tells its readers to send their passwords, codes or keys to someone")
+        return
     if call.action_type not in MESSAGE_ACTIONS and not reporting and _PLANTED_STEP.search(low):
         yield finding("injection.stored", "writes a destructive step for others to follow",
                       block=False, tier=RiskTier.high)
@@ -120,7 +123,8 @@ def organisation_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fi
 _ANY_WORD = fast_regex(r"agent|secops|intercept|guardrail|approv|author|ai\b|assistant|llm|bot\b|model|instruction|ignore|disregard"
                        r"|system|directive|standing|override|prompt|policy|polic|from:|display_name|title|full_name|user\.|trailer"
                        r"|rm\s|find\s|drop\s|chmod|mkfs|false\s+positive|lead|hr\b|here\b|this\s+is|i\s+am|i'm|\[[\w-]+\]|--|legal|ceo"
-                       r"|cto|cfo|manager|security|finance|compliance|budget|autonomy|permission|scope|role|tools|memory|handbook|wiki")
+                       r"|cto|cfo|manager|security|finance|compliance|budget|autonomy|permission|scope|role|tools|memory|handbook|wiki"
+                       r"|password|passphrase|mfa|2fa|codes|credentials|keys?\b|tokens?\b")
 _MARK_WORD = fast_regex(r"\b(?:ai|agents?|assistants?|llm|bots?|models?|instructions?|ignore|disregard|forget|system|directive"
                         r"|standing|override|jailbreak|prompt|pre-?approved|approval|reviewers?|whoever|dan|developer|admin|sys"
                         r"|inst|im_start|note)\b|<!--|\[[\w -]+\]|@[\w-]|###")
@@ -133,6 +137,11 @@ _PLANTED_STEP = fast_regex(
     r"(?:run|step|\d\.|clear|fix\s+is\s+to)[^\n]{0,40}[`'\"]?(?:sudo\s+)?(?:rm\s+-[a-z]*r[a-z]*f?\s+/|find\s+/\S*\s[^`]*-delete"
     r"|psql\b[^`]*drop\s+(?:schema|database|table)|drop\s+(?:schema|database)|chmod\s+-r\s+777|mkfs)"
     r"|\b(?:pre-?approved|never\s+ask\s+for\s+approval|denials?\b[^.\n]{0,40}false\s+positives?)")
+# readers told to hand over what proves who they are
+_CREDENTIALS_ASKED = fast_regex(
+    r"\b(?:email|send|share|forward|reply\s+with|paste|give|dm|message)\b[^.\n]{0,30}\b(?:your|their|the)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:passwords?|passphrases?|mfa|2fa|otp|one-time|backup\s+codes|recovery\s+codes|credentials|private\s+keys?|ssh\s+keys?"
+    r"|api\s+keys?|tokens?)\b[^.\n]{0,80}\bto\s+[\w.+-]+@")
 _GUARD_OFF = fast_regex(
     r"\b(?:secops|interceptor|guardrail)\w*[\"']?\s*(?:[:=]|\bto\b)\s*[\"']?(?:0|false|off|none|disabled?|bypass)\b"
     r"|\bunset\s+secops\w*|\balias\s+secops[\w-]*=|\bsecops[_-]?(?:bypass|skip)\w*\s*=\s*1"

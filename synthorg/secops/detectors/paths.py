@@ -24,7 +24,7 @@ def _own_file(call: ToolCall, raw: str) -> bool:
 
 def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
     for raw, written in dict.fromkeys(paths_of(call)):  # each path once (views repeat them)
-        if not raw or raw.startswith(("http", "-")) or (raw.startswith("\\") and len(raw) <= 3):
+        if not raw or raw.startswith(("http", "-", "/dev/tcp/", "/dev/udp/")) or (raw.startswith("\\") and len(raw) <= 3):
             continue  # (a "\n" in a string is no path)
         if _FOREIGN_ROOT.match(raw):
             yield finding("path.read_outside_workspace" if not written else "path.write_outside_workspace",
@@ -57,12 +57,13 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             else:
                 yield finding("path.read_outside_workspace",
                               f"reads outside the workspace: {path}", tier=RiskTier.high)
-        if call.action_type == "fs:delete" and path == resolve(".", call.workspace):
+        if path == resolve(".", call.workspace) and (call.action_type == "fs:delete" or (
+                written and raw.startswith("/") and any(_BULK_DELETE.search(v) for v in code))):
             yield finding("destructive.delete_workspace", "deletes the whole workspace")
         if written and path.endswith((".tfstate", ".tfstate.backup")):
             yield finding("destructive.state_deleted", "deletes or overwrites infrastructure state "
                           f"(terraform): {path}")
-        if call.action_type == "fs:delete" and path == resolve(".git", call.workspace):
+        if call.action_type == "fs:delete" and (path == resolve(".git", call.workspace) or _GIT_INTERNALS.search(path)):
             yield finding("destructive.history_deleted", "deletes the repository's history (.git)")
         if written and _SHARED_SPACE.match(path) and not call.colleague_path(path):
             bulk = call.action_type != "fs:write" and any(_BULK_DELETE.search(v) for v in code)
@@ -96,6 +97,7 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
 
 _SERVES_ROOT = fast_regex(r"\bsimplehttprequesthandler\b[^;]*\bdirectory\s*=\s*[\"']/[\"']"
                           r"|\bhttp\.server\b[^;&|]*(?:--directory|-d)[= ]+/(?:\s|$)|\bcd\s+/\s*(?:&&|;)\s*python3?\s+-m\s+http\.server\b")
+_GIT_INTERNALS = re.compile(r"/\.git/(?:objects|refs|packed-refs|HEAD|index)\b")
 _PUBLIC_KEY = fast_regex(r"^/root/\.ssh/[\w.-]+\.pub$|^/home/[\w.-]+/\.ssh/[\w.-]+\.pub$")
 _FOREIGN_ROOT = fast_regex(r"^(?:[a-z]:[\\/]|\\\\[^\\]+\\)", re.I)  # C:\..., \\server\share
 # folders every colleague works from (under the workspace root, beside agents' own)

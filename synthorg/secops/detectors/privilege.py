@@ -30,7 +30,7 @@ _AS_ROOT_NOW = (  # (hints, pattern)
      r"|\bsg\s+(?:root|docker|sudo|wheel)\b|\bnet\s+(?:localgroup|group)\s+\S*admin\S*\s+\S+\s+/add"),
     # tools whose work is to run as another user or with other capabilities
     ("runuser|setpriv|capsh|systemd-run|machinectl|unshare",
-     r"\b(?:runuser|setpriv|capsh)\b|\bsystemd-run\b[^;&|]*--uid[= ]?(?:0|root)\b|\bmachinectl\b[^;&|]*\b(?:shell|login)\b"
+     r"\b(?:runuser|setpriv|capsh)\b(?!\s+--print\b)|\bsystemd-run\b[^;&|]*--uid[= ]?(?:0|root)\b|\bmachinectl\b[^;&|]*\b(?:shell|login)\b"
      r"|\bunshare\b[^;&|]*\s-[a-z]*r"),
 )
 # privileges that last: setuid bits, sudoers, keys, persistence, container escapes, roles
@@ -40,11 +40,14 @@ _LASTING = (
      r"|\bchgrp\s+(?:-\w+\s+)*(?:root|sudo|wheel)\b|-perm\s+[-/]?(?:[ug]=s|[246]000|\+s)\b|\bgetcap\s+-r\b"),
     ("visudo|sudoers|setcap|nsenter|docker.sock|authorized_keys|cap_setuid|polkit|ld_preload|ld.so.preload|"
      "insmod|modprobe|/etc/|.ssh/rc|bashrc|.profile|:2375|:2376|:10250|:2379",
-     r"\bvisudo\b|/etc/sudoers|\bsetcap\b|\bnsenter\b|/var/run/docker\.sock|\bauthorized_keys?\b|\bcap_setuid\b"
+     r"\bvisudo\b(?!\s+-c\b)|/etc/sudoers|\bsetcap\b|\bnsenter\b|/var/run/docker\.sock|\bauthorized_keys?\b|\bcap_setuid\b"
      r"|\bpolkit\b|\bld_preload\b|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
      r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
      r"|/etc/cron|/etc/systemd/|/etc/init\.d/|/etc/profile\.d/|/etc/environment\b|\.ssh/rc\b|\bbashrc\b|\.profile\b"
      r"|:(?:2375|2376|10250|2379)/"),
+    # a back door in code: what a web request carries, run as code
+    ("eval(|exec(", r"\b(?:eval|exec)\(\s*(?:flask\.)?(?:request|req|self\.request)\.(?:get|post|args|form|json|data|values|body"
+     r"|query_params|get_json|cookies|headers)\b"),
     # a Vault policy over every path with the power to change any: root in all but name
     ("capabilities", r"\bpath\s+[\\\"']+\*[\\\"']+\s*\{[^}]*\bcapabilities\b[^}]*[\"'](?:sudo|root|\*)[\"']"),
     ("setuid|seteuid|setreuid|setresuid|setgid(0|chown(|chmod(|s_isuid|s_isgid|privileged",

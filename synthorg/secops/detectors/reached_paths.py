@@ -14,6 +14,7 @@ from synthorg.secops.detectors.sql import SQL_FILE
 from synthorg.secops.normalise import fast_regex, words
 from synthorg.secops.places import READABLE_PATHS
 
+_SEARCH_PATH = re.compile(r"(?:path|ld_library_path|pythonpath|manpath|classpath|gopath|node_path)=", re.I)
 _QUOTED_SEPARATOR = re.compile(r"\"[^\"\n|;&()]*[|;&()][^\"\n]*\"|'[^'\n|;&()]*[|;&()][^'\n]*'")
 _AS_SPACE = str.maketrans("|;&()", "     ")
 
@@ -98,7 +99,7 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
                     yield m.group(1), True
             if done is not None and not cwd:
                 done.add(text)
-        if segment[0] == "cd" and len(segment) > 1:
+        if segment[0] in ("cd", "pushd") and len(segment) > 1:
             cwd = posixpath.join(cwd, segment[1])
 
 
@@ -111,8 +112,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
     writes = verb in _WRITING_VERBS or verb.endswith("rm")
     args = segment[1:]
-    if verb in ("df", "du"):
-        return  # sizes and free space, not contents
+    if verb in ("df", "du", "basename", "dirname"):
+        return  # sizes and free space, or names: not contents
     if verb == "sed":
         writes = any(a.startswith(("-i", "--in-place")) for a in args)
         args = [a for a in args if not (a.strip("'\"").startswith("/") and (
@@ -144,6 +145,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
             yield posixpath.join(cwd, word[3:]), False
             continue
         if "/" in word or ".." in word:
+            if _SEARCH_PATH.match(word):
+                continue  # PATH=/usr/bin:/bin: where programs are looked for, not files read
             for m in _PATHLIKE.finditer(word if "=" not in word else word.split("=", 1)[1]):
                 yield posixpath.join(cwd, m.group(1).rstrip(",;:")), writes
         if verb in _READING_VERBS and not word.startswith("-") and "/" in word:

@@ -33,6 +33,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\bwhile\s+(?:true|1)\s*:[^;]*\bsys\.executable\s*,\s*(?:__file__|sys\.argv\[0\])"),
     ("head -c", r"\bhead\s+-c\s*(?:\d{10,}|\d+\s*[gt]i?b?\b)[^;&|]*/dev/(?:u?random|zero)"
      r"|/dev/(?:u?random|zero)\b[^;&|]*\|\s*head\s+-c\s*(?:\d{10,}|\d+\s*[gt]i?b?\b)"),
+    # a buffer of megabytes allocated again and again, forever
+    ("while", r"\bwhile\s+(?:true|1)\s*:\s*\w+\.(?:append|extend)\(\s*(?:bytearray|bytes|b?[\"'].{0,8}[\"']\s*\*)\s*\(?\s*\d[\d\s*]{4,}"),
     # an endless iterator consumed whole: iter(int, 1) never meets its sentinel, count() never ends
     ("iter(|count(|cycle(|repeat(", r"\b(?:sum|list|tuple|set|sorted|max|min|len|deque|any|all)\(\s*(?:itertools\.)?"
      r"(?:iter\(\s*(?:int|float|str|object|list|dict|lambda\s*:\s*[^,()]+)\s*,|count\(\s*\d*\s*\)|cycle\(|repeat\(\s*[^,()]+\))"),
@@ -175,7 +177,8 @@ _MINER = Hinted(fast_regex(r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|s
                 "xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|hashvault|supportxmr|minexmr|nanopool|"
                 "f2pool|2miners")
 _SCALED_UP = Hinted(fast_regex(r"\b(?:minreplicas|replicas|parallel\w*|desired_?(?:count|capacity)|max_?size|instance_?count)"
-                               r"\W+(?:value\W+)?\d{3,}"), "replicas|parallel|desired|max|count")
+                               r"\W+(?:value\W+)?\d{3,}|\b(?:rps|qps|requests_per_second|rate|concurrency|virtual_users|vus)"
+                               r"\W+\d{5,}"), "replicas|parallel|desired|max|count")
 # machines made by the hundred in infrastructure code: a count on an instance resource
 _FLEET = Hinted(fast_regex(r"\bresource\s+[\"'](?:aws_instance|aws_spot_instance_request|google_compute_instance|azurerm_\w*virtual_machine"
                            r"|digitalocean_droplet|hcloud_server)[\"'][^}]*?\bcount\s*=\s*\d{3,}"), "resource")
