@@ -190,7 +190,7 @@ _ASSIGN = re.compile(r"(?:^|[;&|\s(])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)
 # what an echo or printf substitution gives: `c=$(printf '%s' 'terr' 'aform')` is terraform
 _ECHOED_VALUE = re.compile(r"^(?:\$\(|`)\s*(echo|printf)\s+(.*?)\s*(?:\)|`)$", re.S)
 _PRINTF_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))")
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:[:#%/][^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*|\d)(?:[:#%/=-][^}]*)?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _PY_STR = re.compile(r"(\"\"\"(?:.|\n)*?\"\"\"|'''(?:.|\n)*?'''|\"(?:[^\"\\\n]|\\.)*\""
                      r"|'(?:[^'\\\n]|\\.)*')")  # (a r/b/f prefix is no part of the string)
 # two string literals added: "+" + "HEAD:refs/heads/" is one string (a literal "+" is no operator)
@@ -447,9 +447,16 @@ def substitute_vars(text: str) -> str:
     for name, value in _ASSIGN.findall(text):
         values[name] = _echoed(value) if value[:1] in "$`" else value.strip("\"'")
 
+    split = values.get("IFS", values.get("ifs", ""))  # IFS=, : a value's commas split words
+    split_on = {ord(c): " " for c in split if not c.isspace() and not c.isalnum()}
+
     def value_of(m: re.Match[str]) -> str:
         name = m.group(1) or m.group(2)
         value = values[name] if name in values else KNOWN_VARS.get(name.lower(), "")
+        value = value.translate(split_on) if split_on and name.lower() != "ifs" else value
+        default = _DEFAULT.match(m.group(0))  # ${1:-/}: what an unset (or empty) one stands for
+        if default and not value:
+            return default.group(1)
         cut = _SUBSTRING.match(m.group(0))  # ${HOME:0:1} is "/"
         if cut:
             start = int(cut.group(1))
@@ -472,6 +479,7 @@ def substitute_vars(text: str) -> str:
 
 
 _TRIM = re.compile(r"\$\{\w+(%%|%|##|#)([^}]*)\}")
+_DEFAULT = re.compile(r"\$\{\w+:?[-=]([^}]*)\}")
 DEFAULT_WORKSPACE = "/workspace"  # (what the working folder is when a trim needs its full path)
 
 
@@ -696,11 +704,12 @@ _ECHOED_TO_RUN = re.compile(r"\b(?:echo|printf)\s+(?:-\w+\s+)*(['\"])((?:(?!\1)[
                             r"(?:\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|da|k)?sh|at|batch)\b|>)")
 _ECHO_SUBST = re.compile(r"\$\(\s*(?:echo|printf)\s+([^()|`]*?)\s*(?:\|[^()]*)?\)"
                          r"|`\s*(?:echo|printf)\s+([^`|]*?)\s*(?:\|[^`]*)?`")
+_REV_SUBST = re.compile(r"\$\(\s*rev\s*<<<\s*['\"]?([^)'\"\s]+)['\"]?\s*\)|`\s*rev\s*<<<\s*['\"]?([^`'\"\s]+)['\"]?\s*`")
 # a host's address looked up in place stands for the host: `dig +short x.net`, `getent hosts x.net`
 _LOOKED_UP = re.compile(r"\$\(\s*(?:dig\s+(?:[+@-]\S+\s+)*|host\s+|nslookup\s+|getent\s+a?hosts\s+)([\w.-]+\.[a-z]{2,})\b[^()]*\)"
                         r"|`\s*(?:dig\s+(?:[+@-]\S+\s+)*|host\s+|nslookup\s+|getent\s+a?hosts\s+)([\w.-]+\.[a-z]{2,})\b[^`]*`")
 _REVERSED = re.compile(r"(?:echo|printf|<<<)\s*(?:-\w+\s+)*([\"'])(.*?)\1\s*\|\s*rev\b|"
-                       r"\brev\s*<<<\s*([\"'])(.*?)\3", re.S)
+                       r"\brev\s*<<<\s*([\"'])(.*?)\3|\brev\s*<<<\s*()([^\s\"'`;&|)]+)", re.S)
 _PERCENT = re.compile(r"%(?:25)?[0-9a-fA-F]{2}")
 _LOOKS_LIKE_CODE = fast_regex(r"\bimport\b|\((?<=\w\()|\bdef\b|\blambda\b")  # `\((?<=\w\()`: a call
 
@@ -783,12 +792,16 @@ def _forms(raw: str) -> list[str]:
     if _SHELL_SYNTAX.search(raw):
         echoed = _ARITHMETIC.sub(_computed, _ECHO_SUBST.sub(_echo_output, raw)) \
             if "$(" in raw or "`" in raw else raw
+        if "rev" in raw and _REV_SUBST.search(echoed):  # $(rev <<<mr) is rm
+            echoed = _REV_SUBST.sub(lambda m: (m.group(1) or m.group(2))[::-1], echoed)
         if ("dig" in raw or "host" in raw or "nslookup" in raw) and _LOOKED_UP.search(echoed):
             echoed = _LOOKED_UP.sub(lambda m: m.group(1) or m.group(2), echoed)  # user@$(dig +short x)
         plain = unquoted(raw)
         substituted = substitute_vars(raw)
         forms += [plain if substituted == raw else unquoted(substituted), plain,
                   plain if echoed == raw else unquoted(echoed)]
+    if "$(" in raw and "|" in raw:  # (its own pipes would end the command around it for a pattern)
+        forms.append(_INNERMOST_SUBST.sub("_", _INNERMOST_SUBST.sub("_", raw)))
     forms += [_GIT_OPTIONS.sub("git ", f) for f in forms  # `git -C repo push` is `git push`
               if "git" in f and _GIT_OPTIONS.search(f)]
     if "alias." in raw:  # git -c alias.sync='push --force' sync: the alias is what runs
@@ -829,6 +842,7 @@ def _formatted(m: re.Match[str]) -> str:
                   m.group(1))
 
 
+_INNERMOST_SUBST = re.compile(r"\$\([^()|]*\|[^()]*\)")  # (one with a pipe of its own)
 _BRACE_COMMAND = re.compile(r"(?:^|(?<=[;&|(`]))\s*\{([^{}\s,]+(?:,[^{}\s,]*)+)\}")
 _GIT_ALIAS = re.compile(r"-c\s+alias\.([\w-]+)=(\"[^\"]*\"|'[^']*'|\S+)")
 
@@ -879,11 +893,16 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
         hidden += [_JSON_ESCAPE.sub(lambda e: e.group(1), m.group(1)) for m in _LIFECYCLE.finditer(raw)]
     if blobs and _DECODED_TO_SHELL.search(raw):  # what is decoded is what the shell is given
         hidden += [b.plain + " | sh" for b in blobs if len(b.plain) > 6]
+    if "tr " in raw and ("<<<" in raw or "|" in raw):  # tr 'A-Za-z' 'N-ZA-Mn-za-m' <<<'...': rot13
+        hidden += [t for m in _TRANSLATED.finditer(raw) if (t := _tr(m))]
+    if "base32" in raw:  # base32 -d <<<'...' | sh: what it decodes to is what runs
+        hidden += [d + (" | sh" if _DECODED_TO_SHELL.search(raw) else "") for m in _BASE32_GIVEN.finditer(raw)
+                   if (d := _base32(m.group(1) or m.group(2)))]
     if "[::-1]" in raw:  # strings written backwards and turned round in code
         backwards = [m.group(2)[::-1] for m in _QUOTED.finditer(raw) if len(m.group(2)) > 1]
         hidden += [" ".join(backwards)] if backwards else []
     if "rev" in raw and _REV.search(raw):  # text written backwards, then turned round and run
-        hidden += [(m.group(2) or m.group(4) or "")[::-1] for m in _REVERSED.finditer(raw)] \
+        hidden += [(m.group(2) or m.group(4) or m.group(6) or "")[::-1] for m in _REVERSED.finditer(raw)] \
             or [raw[::-1]]
     if "%" in raw and _PERCENT.search(raw):
         hidden.append(unquote(unquote(raw)))
@@ -893,6 +912,33 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
 
 
 _REV = re.compile(r"\brev\b")
+# tr SET1 SET2 given text: by a here-string, or from echo/printf through a pipe
+_TRANSLATED = re.compile(r"\btr\s+(['\"]?)([\w\-]+)\1\s+(['\"]?)([\w\-]+)\3\s*<<<\s*(['\"])(.*?)\5"
+                         r"|\b(?:echo|printf)\s+(['\"])(.*?)\7\s*\|\s*tr\s+(['\"]?)([\w\-]+)\9\s+(['\"]?)([\w\-]+)\11", re.S)
+_BASE32_GIVEN = re.compile(r"\bbase32\s+(?:-d|--decode)\s*<<<\s*['\"]?([A-Za-z2-7=]{8,})"
+                           r"|\becho\s+(?:-n\s+)?['\"]?([A-Za-z2-7=]{8,})['\"]?\s*\|\s*base32\s+(?:-d|--decode)")
+
+
+def _tr_set(spec: str) -> str:
+    """A tr set written with ranges (A-Z) as the characters it stands for."""
+    return re.sub(r"(.)-(.)", lambda r: "".join(map(chr, range(ord(r.group(1)), ord(r.group(2)) + 1)))
+                  if r.group(1) <= r.group(2) else r.group(0), spec)
+
+
+def _tr(m: re.Match[str]) -> str | None:
+    first, second, text = (m.group(2), m.group(4), m.group(6)) if m.group(2) else (m.group(10), m.group(12), m.group(8))
+    a, b = _tr_set(first), _tr_set(second)
+    if not a or len(a) > 256 or len(b) < len(a):
+        return None
+    return text.translate(str.maketrans(a, b[:len(a)]))
+
+
+def _base32(blob: str) -> str | None:
+    try:
+        text = base64.b32decode(blob.upper() + "=" * (-len(blob) % 8)).decode()
+    except (binascii.Error, ValueError):
+        return None
+    return text if text.isprintable() else None
 _LIFECYCLE = re.compile(r"[\"'](?:pre|post)?(?:install|prepare|prepublish(?:only)?|pack|uninstall)[\"']\s*:\s*\"((?:[^\"\\]|\\.)*)\"",
                         re.I)
 _JSON_ESCAPE = re.compile(r"\\([\"\\/])")

@@ -219,6 +219,11 @@ def _local_only(views: tuple[str, ...]) -> bool:
                               for u in urls)
 
 
+# a database's client given a statement to run
+_SQL_CLIENT = re.compile(r"\b(?:psql|mysql|mariadb|sqlite3|sqlcmd|clickhouse-client|cqlsh)\b[^;&|]*\s-(?:c|e|q|-command|-execute)\b"
+                         r"|\.execute\(")
+
+
 def carries_secret(view: str, made_up_ok: bool = False) -> bool:
     """A secret value, or a read of one, in the view (placeholders aside; with `made_up_ok`,
     passwords given as values too)."""
@@ -250,7 +255,8 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             yield finding("secrets.secret_value", "carries or reads what looks like a secret (a key, "
                           "token, password or sensitive column)")
             return
-    if call.action_type == "db:query" and any(selects_secrets(v) for v in code if "select" in v):
+    if (call.action_type == "db:query" or call.action_type.startswith("code:")) and any(
+            selects_secrets(v) for v in code if "select" in v and (call.action_type == "db:query" or _SQL_CLIENT.search(v))):
         yield finding("secrets.secret_column", "reads a column or table of secrets")
         return
     own_env = any(_OWN_ENV_WRITE.search(v) for v in code)

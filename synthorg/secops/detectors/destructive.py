@@ -38,7 +38,7 @@ _DESTRUCTIVE = [
                 r"|\bgit\b[^;&|]*\bremote\.[\w.-]+\.mirror\s*=\s*true\b[^;&|]*\bpush\b"), "git push|filter-branch|reflog|mirror"),
      "history_rewrite", "rewrites or deletes shared history"),
     (Hinted(fast_regex(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
-                r"|\bdelete\s+from\s+[\w\"`.]+\s*(?:;|$|returning\b)"
+                r"|\bdelete\s+from\s+[\w\"`.]+\s*'?\s*(?:;|$|returning\b)"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s+where\s+(?:1\s*=\s*1|true|1|'1'\s*=\s*'1'|\d+\s*>\s*0)\s*(?:;|$)"
                 r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).)*(?:;|$)"
                 r"|(?:^|;)\s*delete\s+\w+\s*$|\bdropdatabase\b|\bflushall\b|\bflushdb\b"

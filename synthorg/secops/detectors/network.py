@@ -265,6 +265,10 @@ _DELIVERY = fast_regex(r"[\"'](?:deliver\w*|destination\w*|export_?to|sink\w*|up
 _HOOK_SETTING = fast_regex(r"(?:web)?hooks?\b|callbacks?\b|notification|subscriptions?\b|integrations?\b|/endpoints?\b")
 
 
+# a colleague asked to let traffic out to where data is dropped (paste sites, file drops)
+_ALLOW_OUT = fast_regex(r"\b(?:allow-?list|whitelist|unblock|permit|open\s+(?:up\s+)?(?:egress|the\s+proxy))\b")
+
+
 # code that reads rows from a database, and a request whose URL it fills with data
 _DB_READ = fast_regex(r"\.execute\(\s*(?:text\(\s*)?f?[\"']\s*select\b|\bread_sql\w*\(|\.fetch(?:all|one|many)\(")
 _DATA_IN_QUERY = fast_regex(r"\burlencode\(|\bparams\s*=|(?:urlopen|\.get|\.post|\.request)\(\s*f[\"']https?://[^\"']*\?[^\"']*\{")
@@ -406,8 +410,8 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         if not outside:
             said = " ".join(call.argument_views.get("text", ()) + call.argument_views.get("body", ())
                             + call.argument_views.get("subject", ()))
-            if _SEND_OUT.search(said) and not REPORTING_WORDS.search(said) and any(
-                    not is_internal(h, internal) for h in hosts_in(said + " ")):
+            if ((_SEND_OUT.search(said) and any(not is_internal(h, internal) for h in hosts_in(said + " ")))
+                    or (_ALLOW_OUT.search(said) and _PASTEBIN.search(said))) and not REPORTING_WORDS.search(said):
                 yield finding("exfiltration.relayed", "asks a colleague to send the company's data "
                               "outside the company")
             return

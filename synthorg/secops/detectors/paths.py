@@ -24,6 +24,9 @@ def _own_file(call: ToolCall, raw: str) -> bool:
 
 def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
     for raw, written in dict.fromkeys(paths_of(call)):  # each path once (views repeat them)
+        if call.action_type == "fs:read" and raw in ("/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"):
+            yield finding("abuse.resource_exhaustion", f"reads {raw}, which never ends")
+            continue
         if not raw or raw.startswith(("http", "-", "/dev/tcp/", "/dev/udp/")) or (raw.startswith("\\") and len(raw) <= 3):
             continue  # (a "\n" in a string is no path)
         if _FOREIGN_ROOT.match(raw):

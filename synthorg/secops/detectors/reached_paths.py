@@ -30,6 +30,7 @@ _PATHLIKE = fast_regex(r"(?:^|(?<=[\s=>(,\[\"']))(~?/(?!/\d)[^\s\"'`;|&<>(),\]]*
                        r"|(?:[\w.\-]+/)+\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?)")
 _DIVISION = re.compile(r"//?\d")  # `x // 2**20` in code, not a path
 _REDIRECT = fast_regex(r"(?:\d?>>?|>\|)\s*([^\s;|&]+)")
+_READ_REDIRECT = re.compile(r"(?:^|[\s;&|])\d*<(?![<(&])\s*([~/.][^\s;|&<>)]*)")
 
 
 _BIN_DIRS = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/")
@@ -61,7 +62,7 @@ _SED_SCRIPT = re.compile(r"(?<![\w/.-])(?:\d*,?\d*)?s([/|#,:@!])(?:(?!\1)[^\\]|\
 
 
 _PWD_ROOT = re.compile(r"\$\{pwd%%/[^}]*\}")
-_PARENT_DIR = re.compile(r"\$\{pwd(?:%/|/)[^}]*\}|\$\(\s*dirname\s+[\"']?\$\{?pwd\}?[\"']?\s*\)")
+_PARENT_DIR = re.compile(r"\$\{pwd(?:%/|/)[^}]*\}|\$\(\s*dirname\s+[\"']?(?:\$\{?pwd\}?|\$\(\s*pwd\s*\)|`pwd`)[\"']?\s*\)")
 _MESSAGE_TEXT = re.compile(r"\s(?:-[a-z]*m|--message|--title|--body|--notes)[= ]\s*([\"'])(?:(?!\1).)*\1")
 
 
@@ -84,6 +85,9 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
     if not commands_only:
         for m in _REDIRECT.finditer(view):
             yield m.group(1), True
+        if "<" in view:  # exec 3</path, cmd < /path: read
+            for m in _READ_REDIRECT.finditer(view):
+                yield m.group(1), False
     if ("'" in view or '"' in view) and _QUOTED_SEPARATOR.search(view):
         # a quoted | or ; is text (grep's "a|b"), not the end of a command
         view = _QUOTED_SEPARATOR.sub(_as_text, view)

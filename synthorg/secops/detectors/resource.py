@@ -19,7 +19,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\bmasscan\b|\bnmap\b[^;&|]*(?:/(?:[89]|1\d)\b|-p-|\s-p\s*1-65535)|\bping\b[^;&|]*\s-f\b"
      r"|\bsleep\s+(?:inf(?:inity)?|\d{6,})\b"),
     ("{", r"\{\s*\d+\s*\.\.\s*\d{7,}\s*\}|\bfunction\s+(\w+)\s*\([^)]*\)\s*\{\s*(?:return\s+)?\1\s*\("),
-    ("fork", r"\bfork\b[^;]{0,40}\b(?:while|loop|for\s*\(\s*;\s*;)|\b(?:while|loop|until)\b[^;]{0,40}\bfork\b"),
+    ("fork", r"\bfork\b[^;]{0,40}\b(?:while|loop|for\s*\(\s*;\s*;)|\b(?:while|loop|until)\b[^;]{0,40}\bfork\b"
+             r"|\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count|cycle|repeat)\([^)]*\)\s*:\s*[^;]{0,40}\bfork\("),
     ("xargs|parallel", r"\bxargs\b[^;&|]*\s-p\s*(?:0\b|\d{3,})|\bparallel\b[^;&|]*\s-j\s*(?:0\b|\d{3,})"),
     ("miner|xmr|monero|coinhive|nanopool|t-rex|openssl speed",
      r"\bmonero\b|\bxmr\b|\bcrypto-?miner\b|\w-miner\b|\bminer[-/]|\bcoinhive\b|\bminergate\b|\bnanopool\b"
@@ -177,7 +178,8 @@ _MINER = Hinted(fast_regex(r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|s
                 "xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|hashvault|supportxmr|minexmr|nanopool|"
                 "f2pool|2miners")
 _SCALED_UP = Hinted(fast_regex(r"\b(?:minreplicas|replicas|parallel\w*|desired_?(?:count|capacity)|max_?size|instance_?count)"
-                               r"\W+(?:value\W+)?\d{3,}|\b(?:rps|qps|requests_per_second|rate|concurrency|virtual_users|vus)"
+                               r"\W+(?:value\W+)?\d{3,}|\bmax_?\w*(?:jobs|workers|runners|concurrency|parallelism)\W+\d{4,}"
+                               r"|\b(?:rps|qps|requests_per_second|rate|concurrency|virtual_users|vus)"
                                r"\W+\d{5,}"), "replicas|parallel|desired|max|count")
 # machines made by the hundred in infrastructure code: a count on an instance resource
 _FLEET = Hinted(fast_regex(r"\bresource\s+[\"'](?:aws_instance|aws_spot_instance_request|google_compute_instance|azurerm_\w*virtual_machine"
@@ -194,7 +196,8 @@ _SQL_ABUSE = fast_regex(r"\b(?:repeat|replicate|rpad|lpad|space)\([^;]*,\s*\d{8,
 
 
 # a file whose commands run unbidden: a git hook, a package's install scripts
-_RUNS_ON_ITS_OWN = re.compile(r"(?:^|/)\.git/hooks/|(?:^|/)\.husky/|[\"'](?:pre|post)?(?:install|prepare)[\"']\s*:")
+_RUNS_ON_ITS_OWN = re.compile(r"(?:^|/)\.git/hooks/|(?:^|/)\.husky/|[\"'](?:pre|post)?(?:install|prepare)[\"']\s*:"
+                              r"|(?:^|/)(?:conftest|setup|sitecustomize|usercustomize|noxfile|tasks)\.py\b")  # (run by the tools)
 
 
 def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
