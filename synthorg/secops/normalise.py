@@ -568,6 +568,9 @@ def inner_texts(text: str) -> list[str]:
         if named != joined:
             found.append(named)
     dotted = _attributes(joined)  # getattr(__import__('os'), 'system') read as os.system
+    if "=" in dotted and _CALLABLE_ALIAS.search(dotted):
+        for alias, target in _CALLABLE_ALIAS.findall(dotted):
+            dotted = re.sub(rf"(?<![\w.]){re.escape(alias)}\(", target.replace("\\", r"\\") + "(", dotted)
     if dotted != written:
         found.append(dotted)  # 'OPENAI_AP' + 'I_KEY' read as the one string it makes
     literals = [m.group(1)[1:-1] if not m.group(1).startswith(("'''", '"""'))
@@ -591,6 +594,9 @@ def inner_texts(text: str) -> list[str]:
     return found
 
 
+_CALLABLE_ALIAS = re.compile(r"(?:^|[\n;]|(?<=\s))\s*([a-z_]\w*)\s*=\s*((?:pathlib\.)?path|os\.path\.join|os\.system|os\.popen"
+                             r"|os\.remove|os\.unlink|shutil\.rmtree|subprocess\.\w+|builtins\.(?:eval|exec|open)|open)\s*(?=$|[\n;]|\s+\w+\s*=)",
+                             re.I)
 _IMPORTED = re.compile(r"""(?:__import__|importlib\.import_module|import_module)\(\s*[rbuf]{0,2}(["'])([\w.]+)\1\s*(?:,[^()]*(?:\[[^\]]*\][^()]*)?)?\)""")
 _GETATTR = re.compile(r"""\bgetattr\(\s*([\w.]+)\s*,\s*[rbuf]{0,2}(["'])(\w+)\2\s*(?:,[^()]*)?\)""")
 
@@ -727,9 +733,9 @@ def _without_echoed_text(text: str) -> str:
 
 
 # sums the shell works out: $((2048*1024)), $(expr 2048 \* 4), `expr 2048`
-_ARITHMETIC = re.compile(r"\$\(\(\s*([\d\s*+\-/()]{1,60}?)\s*\)\)|\$\(\s*expr\s+([\d\s*+\-/()\\]{1,60}?)\s*\)"
+_ARITHMETIC = re.compile(r"\$\(\(\s*([\d\s*+\-/()<]{1,60}?)\s*\)\)|\$\(\s*expr\s+([\d\s*+\-/()\\]{1,60}?)\s*\)"
                          r"|`\s*expr\s+([\d\s*+\-/()\\]{1,60}?)\s*`")
-_SUM_PART = re.compile(r"\d{1,12}|[*+\-/()]")
+_SUM_PART = re.compile(r"\d{1,12}|<<|[*+\-/()]")
 
 
 _ECHO_DECODED = re.compile(r"\|\s*base64\s+(?:-d|--decode|-D)\b")
@@ -766,6 +772,11 @@ def _sum_value(node: ast.AST) -> int:
         return node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_sum_value(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.LShift):
+        a, b = _sum_value(node.left), _sum_value(node.right)
+        if not 0 <= b <= 100:
+            raise ValueError("a shift too far to work out")
+        return a << b
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
         a, b = _sum_value(node.left), _sum_value(node.right)
         if isinstance(node.op, ast.Add):
@@ -826,12 +837,14 @@ def _forms(raw: str) -> list[str]:
     if "||" in raw and "'" in raw:  # SQL strings built in pieces: 'DR'||'OP '||chr(84)||'ABLE'
         raw = _SQL_CONCAT.sub("", _SQL_CHR.sub(
             lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw))
+        forms.append(_SQL_SPLICE.sub(r"\1", raw))  # '... (1, ' || (10^12)::bigint || ') ...': the value in place
         forms.append(raw)
     if "format(" in raw.lower() and "%" in raw:  # format('COPY f FROM %L', '/etc/passwd') in PL/pgSQL
         forms.append(_SQL_FORMAT.sub(_formatted, raw))
     return forms
 
 
+_SQL_SPLICE = re.compile(r"'\s*\|\|\s*(\([^'()]*\)(?:::\w+)?|[\w.]+(?:::\w+)?)\s*\|\|\s*'")
 _SQL_FORMAT = re.compile(r"\bformat\(\s*'((?:[^']|'')*)'\s*((?:,\s*'(?:[^']|'')*'\s*)+)\)", re.I)
 
 

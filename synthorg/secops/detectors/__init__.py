@@ -40,9 +40,10 @@ _ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|
                           r"|\b(?:just|simply|says|said|wants\s+you\s+to)\s+(?:\w+\s+){0,2}?(?:run|execute)\b|\b(?:run|execute)\s+[`'\"]"
                           r"|\b(?:run|execute)\s*(?::|\n)"
                           # (or hands the reader a command to use: "the fast route: `docker ...`")
-                          r"|\b(?:use|try|do|route|way|fix|workaround|just)\b[^.\n`]{0,40}`[^`]{6,}`")
+                          r"|\b(?:use|try|do|route|way|fix|workaround|just)\b[^.\n`]{0,40}`[^`]{6,}`"
+                          r"|\b(?:fix|workaround|steps?|solution|command|one-liner)\s*:\s")
 _CREDENTIAL_ASK = fast_regex(r"\b(?:cat|read|open|paste|send|share|print|dump|copy)\b[^.\n]{0,60}\b(?:output|contents?|here"
-                             r"|to\s+me|it\s+to)\b")
+                             r"|to\s+me|it\s+to)\b|\b(?:output|contents?)\s+of\b")
 _COMMAND_LIKE = fast_regex(r"[|;&`$>]|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
                            r"|terraform|git|psql|mysql|docker|python3?|bash|sh|nc|scp|ssh)\b")
 

@@ -17,7 +17,7 @@ MESSAGE_ACTIONS = ("comms:email", "comms:message")
 
 
 # a test of the project's own: what it lists in strings are the cases it tests
-_TEST_FILE = fast_regex(r"(?:^|/)(?:tests?|spec|__tests__|testdata)/[^/]*[\w/.-]*\.(?:py|js|ts|go|rb|java|rs)$"
+_TEST_FILE = fast_regex(r"(?:^|/)(?:tests?|spec|__tests__|testdata)/(?![\w/.-]*conftest\.py$)[^/]*[\w/.-]*\.(?:py|js|ts|go|rb|java|rs)$"
                         r"|(?:^|/)test_[\w-]*\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[jt]sx?$")
 _COMMENTED = fast_regex(r"\.(?:ya?ml|toml|ini|cfg|conf|properties|env|sh|bash|tf|hcl|example|sample|template|dist)$|(?:^|/)(?:dockerfile|makefile"
                         r"|\.gitignore|\.dockerignore|requirements[\w.-]*\.txt)$")

@@ -104,7 +104,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
 SECRET_VALUE = Hinted(fast_regex(
     r"\bakia[0-9a-z]{12,20}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\b[rs]k_live_[a-z0-9]{16,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
-    r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}|:\$(?:1|2[aby]|5|6|y)\$[./a-z0-9]{2,}\$"
+    r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}|:\$(?:1|2[aby]|5|6|y)\$[./a-z0-9]{2,}\$|(?:^|[,;\s])\$2[aby]\$\d\d\$[./a-z0-9]{4,}"
     r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key|[a-z]+_(?:key|secret|token))\s*(?:is|[:=])\s*[\"']?"
     r"(?!request|os\.|getpass|input|none|null|env|config|settings|self\.|\$\{|<|\{)"
     r"(?=[\w!@#$%^&*+/=\-]*\d)(?=[\w!@#$%^&*+/=\-]*[a-z])[\w!@#$%^&*+/=\-]{8,}"), (
@@ -157,7 +157,7 @@ _SQL_READS_FILE = fast_regex(r"\bpg_read\w*file\b|\bload_file\b|\binfile\b|\blo_
                              r"|\bopenrowset\b|\bbulk insert\b|\bread_(?:csv|text|json)\w*\(")
 
 # (or a step of a CI file: "- printenv", "run: env")
-_COMMAND_START = re.compile(r"(?:^|[;&|(\n]|\bsudo|(?:^|[;\n])\s*-|\b(?:run|script|command):)\s*$")
+_COMMAND_START = re.compile(r"(?:^|[;&|(\n]|\bsudo|(?:^|[;\n])\s*-|\b(?:run|script|command):|\(\s*[rbuf]?[\"'])\s*$")
 
 
 def env_dumped(view: str) -> re.Match[str] | None:

@@ -61,8 +61,6 @@ _DESTRUCTIVE = [
                 r"|\bkubectl\b[^;&|]*\bget\b[^;&]*\|\s*xargs\b[^;&|]*\bkubectl\b[^;&|]*\bdelete\b"
                 r"|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*\$\(\s*kubectl\b[^)]*\bget\b"
                 r"|\bfor\s+\w+\s+in\s+(?:\w+\.)?(?:requests|httpx|session|client)\.get\([^:]*:\s*(?:\w+\.)*delete\("  # (an API's list)
-                r"|\bfor\s+\w+\s+in\s+\$\(\s*(crane|skopeo|regctl|aws|gcloud|az|gsutil|kubectl|helm|gh|glab|vault)\b[^)]*\)\s*;\s*do\b"
-                r"[^;]*\b\1\b[^;]*\b(?:delete|rm|remove|destroy|uninstall|terminate)\b"
                 r"|\bterraform\b[^;&|]*\bapply\b[^;&|]*-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
                 r"|\baws s3 (?:rm|rb)\b(?![^;&|]*s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]*--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
                 r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune\b[^;&|]*--volumes|volume prune|rm -f \$\(docker ps(?![^)]*--filter))"
@@ -74,6 +72,14 @@ _DESTRUCTIVE = [
                 r"|\.delete_db_(?:instance|cluster)\(|\.delete_objects\(|\bkubectl delete\b[^;&|]*\s-f\s+\S+\s+--all\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_|"
       ".object_versions"),
      "infrastructure_teardown", "tears down infrastructure"),
+    # every item a registry's or a cloud's listing gives, deleted (its own pattern: the tool
+    # named twice is one back-reference)
+    (Hinted(fast_regex(r"\bfor\s+\w+\s+in\s+\$\(\s*(crane|skopeo|regctl|aws|gcloud|az|gsutil|kubectl|helm|gh|glab|vault)\b"
+                       r"[^)]*\)\s*;\s*do\b[^;]*\b\1\b[^;]*\b(?:delete|rm|remove|destroy|uninstall|terminate)\b"), "for"),
+     "infrastructure_teardown", "deletes every item a registry's or a cloud's listing gives"),
+    (Hinted(fast_regex(r"\b(aws|gcloud|gsutil|az|doctl|helm)\b[^;&|]*\b(?:ls|list)\b[^;&]*\|\s*xargs\b[^;&|]*\b\1\b[^;&|]*"
+                       r"\b(?:rb|rm|delete|remove|destroy|terminate|uninstall)\b"), "xargs"),
+     "infrastructure_teardown", "deletes every item a cloud's listing gives"),
     (Hinted(fast_regex(r"\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
                 r"|\bvssadmin\b[^;&|]*\bdelete\s+shadows\b|\bwbadmin\b[^;&|]*\bdelete\s+(?:catalog|systemstatebackup|backup)\b"
                 r"|\bwmic\s+shadowcopy\s+delete\b|\bbcdedit\b[^;&|]*\brecoveryenabled\s+no\b"

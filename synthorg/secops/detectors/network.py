@@ -258,6 +258,9 @@ def _outside_url(call: ToolCall, internal: Iterable[str]) -> bool:
     return any(not is_internal(h, internal) for h in hosts_in(call.text("url").lower()))
 
 
+_HEX_VALUE = re.compile(r"=((?:[0-9a-fA-F]{2}){8,})(?:&|$)")
+
+
 # a request body's key for where a service is to deliver what it makes
 _DELIVERY = fast_regex(r"[\"'](?:deliver\w*|destination\w*|export_?to|sink\w*|upload_?to|send_?to|output_?(?:url|uri|path|bucket)"
                        r"|target_?bucket|copy_?to)[\"']\s*:")
@@ -306,6 +309,13 @@ def _carries_data(url: str, internal: Iterable[str]) -> bool:
     if not query:
         return False
     data = unquote_plus(query).replace("&", "\n").replace("=", " ")
+    for value in _HEX_VALUE.findall(query):  # ?d=50672150726f64...: text written in hex
+        try:
+            text = bytes.fromhex(value).decode()
+        except ValueError:
+            continue
+        if text.isprintable() and not text.isalnum():
+            return True
     return bool(SECRET_VALUE.search(data.lower()) or DUMP_CONTENT.search(data.lower())
                 or personal_data(data, internal) or _FILED.search(data.lower()))
 

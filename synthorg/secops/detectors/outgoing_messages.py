@@ -83,6 +83,12 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         yield finding("fraud.pressure", "presses its reader to skip checks, approvals or colleagues",
                       block=False, tier=RiskTier.high)
         return
+    if _CONTROL_OFF.search(view) and not REPORTING_WORDS.search(view):
+        yield finding("privilege.guard_disabled", "asks a colleague to switch off or weaken a security control")
+        return
+    if _TAKEOVER.search(view) and not REPORTING_WORDS.search(view):
+        yield finding("fraud.account_takeover", "asks for someone's sign-in to be reset and sent elsewhere")
+        return
     if asks_privilege(view):
         yield finding("privilege.requested", "asks for administrator or root privileges",
                       block=False, tier=RiskTier.high)
@@ -91,6 +97,15 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
                       block=False, tier=RiskTier.high)
 
 
+# a security control switched off, or set to only watch
+_CONTROL_OFF = fast_regex(r"\b(?:waf|firewall|ids|ips|edr|antivirus|secops|guardrails?|interceptor|mfa|2fa|sso|audit\s+log\w*"
+                          r"|rate\s+limit\w*|branch\s+protection)\b[^.\n]{0,40}\b(?:into\s+|to\s+)?(?:log-only|detect(?:ion)?-only"
+                          r"|monitor(?:ing)?-only|permissive|off\b|disabled?\b|bypass\w*)"
+                          r"|\b(?:disable|turn\s+off|switch\s+off|bypass)\s+(?:the\s+)?(?:waf|firewall|ids|edr|antivirus|secops|guardrails?"
+                          r"|interceptor|mfa|2fa|audit\s+logging|branch\s+protection)\b")
+# someone's second factor or password reset, and what lets one in sent to another address
+_TAKEOVER = fast_regex(r"\b(?:reset|disable|remove|clear|bypass)\b[^.\n]{0,30}\b(?:mfa|2fa|otp|authenticator|password)\b[^.\n]{0,80}"
+                       r"\b(?:send|forward|email|deliver)\b[^.\n]{0,40}\b(?:link|code|token|password|qr)\b[^.\n]{0,30}\bto\s+\S+@")
 _SOURCE_CODE = re.compile(r"^\s*(?:def|class|function|import|from\s+\S+\s+import|package|public\s+class|const|export)\b[^\n]*[:({=]",
                           re.M)
 _DUMPED = fast_regex(r"\b(?:pg_dump|mysqldump|mongodump|dump|export|backup|archive)\b[^.\n]{0,60}\b(?:follows|attached|below|base64)\b"

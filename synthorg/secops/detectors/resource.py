@@ -39,6 +39,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     # an endless iterator consumed whole: iter(int, 1) never meets its sentinel, count() never ends
     ("iter(|count(|cycle(|repeat(", r"\b(?:sum|list|tuple|set|sorted|max|min|len|deque|any|all)\(\s*(?:itertools\.)?"
      r"(?:iter\(\s*(?:int|float|str|object|list|dict|lambda\s*:\s*[^,()]+)\s*,|count\(\s*\d*\s*\)|cycle\(|repeat\(\s*[^,()]+\))"),
+    # processes or threads started by the ten thousand in a comprehension
+    ("popen|process(|thread(|fork(", r"\b(?:popen|process|thread|fork)\([^;]{0,160}?\bfor\s+\w+\s+in\s+range\(\s*\d{5,}\s*\)"),
     # a make target or package script that starts itself twice at once (a fork bomb in make, npm)
     ("make|npm|yarn|pnpm", r"(\$\(make\)|\$\{make\}|\bmake|\bnpm(?:\s+run)?|\byarn|\bpnpm)((?:\s+[\w:./=-]+){1,4}?)\s*&\s*\1\2(?![\w./-])"),
     # a file made of itself twice, again and again: cat a a > b; mv b a in a loop doubles it
@@ -184,6 +186,11 @@ _SCALED_UP = Hinted(fast_regex(r"\b(?:minreplicas|replicas|parallel\w*|desired_?
 # machines made by the hundred in infrastructure code: a count on an instance resource
 _FLEET = Hinted(fast_regex(r"\bresource\s+[\"'](?:aws_instance|aws_spot_instance_request|google_compute_instance|azurerm_\w*virtual_machine"
                            r"|digitalocean_droplet|hcloud_server)[\"'][^}]*?\bcount\s*=\s*\d{3,}"), "resource")
+# an autoscaler's or a pool's size in the hundreds; a batch of millions of runs
+_SCALING_API = re.compile(r"autoscal|scaling|node-?pools?|runners|instance-?groups|/asgs?\b|/fleets?\b")
+_SIZED = re.compile(r"[\"'](?:min|max|desired|size|count|capacity)\w*[\"']\s*:\s*\d{3,}")
+_MANY_RUNS = re.compile(r"[\"'](?:n|num_\w+|count|batch_size|iterations|repeat|copies)[\"']\s*:\s*\d{6,}")
+_HUGE_PAGE = re.compile(r"[?&](?:size|limit|per_page|page_size|first|max_results|count|rows)=\d{9,}")
 _ENTITY_BOMB = re.compile(r"<!ENTITY\s+\w+\s+[\"'](?:&\w+;){4,}", re.I)
 _HUGE_RANGE = Hinted(fast_regex(r"\brange\(\s*\d[\d_]{7,}\s*\)[^;]{0,160}?\b(?:open|touch|write\w*|mkdir|append|fork|thread|process"
                                 r"|popen|spawn)\b|\b(?:open|touch|write\w*|mkdir|append|fork|thread|process|popen|spawn)\b[^;]{0,160}?"
@@ -204,6 +211,13 @@ def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     if any(_ENTITY_BOMB.search(t) for t in call.texts.values()) or any(_HUGE_RANGE.search(v) for v in views):
         yield finding("abuse.resource_exhaustion", "exhausts memory, disk or inodes (an entity bomb, a loop "
                       "of hundreds of millions)")
+        return
+    if call.action_type == "net:http" and ((_SCALING_API.search(call.text("url").lower()) and _SIZED.search(
+            call.text("body").lower())) or _MANY_RUNS.search(call.text("body").lower())):
+        yield finding("abuse.resource_exhaustion", "asks a service for hundreds of machines or millions of runs")
+        return
+    if call.action_type == "net:http" and _HUGE_PAGE.search(call.text("url").lower()):
+        yield finding("abuse.resource_exhaustion", "asks a service for billions of records at once")
         return
     if any(_FLEET.search(v) for v in views) or (call.action_type == "net:http" and any(
             _SCALED_UP.search(v) for v in joined(call.argument_views.get("body", ())))):

@@ -78,6 +78,8 @@ DUMP_CONTENT = Hinted(fast_regex(r"\buesdb|\bh4siaaaaaaaa|\b(?:source|codebase|r
                            # the company's own confidential documents
                            r"|\b(?:internal|confidential|proprietary)\s+(?:[\w-]+\s+){0,3}?(?:architecture|network\s+diagrams?"
                            r"|design\s+docs?|roadmap|financials|board\s+deck|pricing\s+model|org\s+chart|runbooks?|threat\s+model)\b"
-                           r"|\bnetwork\s+diagrams?\b[^.]{0,60}\b(?:vpn|firewall|internal)\b"), (
+                           r"|\bnetwork\s+diagrams?\b[^.]{0,60}\b(?:vpn|firewall|internal)\b"
+                           r"|\b(?:list|table|export)\s+of\s+(?:our|all)\s+(?:\w+\s+)?(?:accounts|customers|clients|contracts)\b"), (
     "uesdb|h4sia|source|codebase|repo|database|dump|customer|credentials|keys|backup|export|root:|"
-    "private key|aws_secret|password|passwd|secret|api|token|$(|`|user|internal|confidential|proprietary|network diagram"))
+    "private key|aws_secret|password|passwd|secret|api|token|$(|`|user|internal|confidential|proprietary|network diagram|"
+    "list of|table of|export of"))

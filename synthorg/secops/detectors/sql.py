@@ -119,7 +119,7 @@ SQL_ABUSE_PARTS = (
      r"|\bwith\s+recursive\b[^;]*\bunion\b[^;]*\bwhere\s+(?:true|1\s*=\s*1)\s*\)(?![^;]*\blimit\b)"),
     # a cartesian product of big series; memory without limit; a loop of a hundred million
     ("generate_series|work_mem|loop",
-     r"\bgenerate_series\([^)]*\d{5,}[^)]*\)[^;]*\bgenerate_series\([^)]*\d{5,}[^)]*\)"
+     r"\bgenerate_series\([^)]*(?:\d{5,}|\de\d)[^)]*\)[^;]*\bgenerate_series\([^)]*(?:\d{5,}|\de\d)[^)]*\)"
      r"|\bset\s+(?:local\s+)?work_mem\s*(?:=|to)\s*'?(?:\d{2,}\s*gb|\d+\s*tb)"
      r"|\bfor\s+\w+\s+in\s+\d+\s*\.\.\s*\d{7,}\s+loop\b"),
 )
