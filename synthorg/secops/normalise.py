@@ -701,10 +701,12 @@ _RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:at|batch)\b"
                         r"|psql|mysql|mariadb|sqlite3|redis-cli|mongo(?:sh)?|clickhouse-client|cqlsh|sqlcmd)"
                         r"|\$\(\s*(?:echo|printf)|`\s*(?:echo|printf)|\beval\b")
 # echoed into a file that is then run: printf '...' > t.sh && chmod +x t.sh && ./t.sh
+# the folders of git hooks: what is written there runs at the next commit, unbidden
+HOOK_FOLDERS = r"\.git/hooks/|\.husky/"
 # (or made a program, a make file run, a git hook that runs at the next commit)
 _WRITTEN_THEN_RUN = re.compile(r">\s*(?:\./)?([\w./~-]+?)(?![\w./~-]).*?(?:\b(?:ba|z|da)?sh\s+|\bsource\s+|(?<![\w.])\.\s+|\./"
                                r"|\bmake\s+(?:-\w+\s+)*-f\s*|\bchmod\s+(?:-\w+\s+)*[ugoa]*\+[rw]*x\w*\s+)(?:\./)?\1(?![\w./~-])"
-                               r"|>\s*\S*(?:\.git/hooks/|\.husky/)", re.S)
+                               r"|>\s*\S*(?:" + HOOK_FOLDERS + ")", re.S)
 # echoed text that a shell is given: piped to it, or written to a file that is then run
 _ECHOED_TO_RUN = re.compile(r"\b(?:echo|printf)\s+(?:-\w+\s+)*(['\"])((?:(?!\1)[\s\S])*)\1\s*"
                             r"(?:\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|da|k)?sh|at|batch)\b|>)")

@@ -255,8 +255,9 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             yield finding("secrets.secret_value", "carries or reads what looks like a secret (a key, "
                           "token, password or sensitive column)")
             return
-    if (call.action_type == "db:query" or call.action_type.startswith("code:")) and any(
-            selects_secrets(v) for v in code if "select" in v and (call.action_type == "db:query" or _SQL_CLIENT.search(v))):
+    query = call.action_type == "db:query"  # (else only SQL handed to a client: psql -c, .execute)
+    if (query or call.action_type.startswith("code:")) and any(
+            selects_secrets(v) for v in code if "select" in v and (query or _SQL_CLIENT.search(v))):
         yield finding("secrets.secret_column", "reads a column or table of secrets")
         return
     own_env = any(_OWN_ENV_WRITE.search(v) for v in code)

@@ -241,7 +241,7 @@ _GRANTEE = Hinted(fast_regex(
 def _outside_grantee(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
     """An identity outside the company (another domain's account, everyone) given access."""
     for v in views:
-        if (m := _GRANTEE.search(v)) is None:
+        if _GRANTEE.search(v) is None:  # (its hints: most views name no grantee)
             continue
         for m in _GRANTEE.pattern.finditer(v):
             who = m.group(1)
@@ -316,8 +316,9 @@ def _carries_data(url: str, internal: Iterable[str]) -> bool:
             continue
         if text.isprintable() and not text.isalnum():
             return True
-    return bool(SECRET_VALUE.search(data.lower()) or DUMP_CONTENT.search(data.lower())
-                or personal_data(data, internal) or _FILED.search(data.lower()))
+    low = data.lower()
+    return bool(SECRET_VALUE.search(low) or DUMP_CONTENT.search(low) or personal_data(data, internal)
+                or _FILED.search(low))
 
 
 # a list or file said to be in the request (the words of a note that carries it)

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from synthorg.secops.calls import ToolCall
 from synthorg.secops.detectors.sql import SQL_FILE
-from synthorg.secops.normalise import fast_regex, words
+from synthorg.secops.normalise import HOOK_FOLDERS, fast_regex, words
 from synthorg.secops.places import READABLE_PATHS
 
 _SEARCH_PATH = re.compile(r"(?:path|ld_library_path|pythonpath|manpath|classpath|gopath|node_path)=", re.I)
@@ -220,7 +220,7 @@ def _name_before(view: str, at: int) -> str:
 
 
 # files whose lines are run later as commands: shell scripts, git hooks
-_RUN_LATER = re.compile(r"\.(?:sh|bash|zsh)$|(?:^|/)\.git/hooks/|(?:^|/)\.husky/")
+_RUN_LATER = re.compile(r"\.(?:sh|bash|zsh)$|(?:^|/)(?:" + HOOK_FOLDERS + ")")
 _REMOVES = re.compile(r"\b(?:rm|shred|unlink|rmdir|truncate|dd|mkfs\w*|wipefs)\b")
 _CODE_ARGUMENTS = ("command", "cmd", "script", "shell", "code", "source", "program")
 _SHELL_ARGUMENTS = ("command", "cmd", "script", "shell")
@@ -312,4 +312,4 @@ def _pathlib_paths(view: str) -> Iterator[tuple[str, bool]]:
 
 # (from a folder a file system has: "/v1/checkout" on its own is a web route)
 _LONE_PATH = fast_regex(r"(?:~|\.\.)/[\w.\-/~]*|/(?:etc|root|home|var|srv|opt|usr|proc|sys|dev|boot|mnt|media|tmp|run"
-                        r"|lib|lib64|bin|sbin|workspace|data|backups?|secrets?|mnt)(?:/[\w.\-/~]*)?")
+                        r"|lib|lib64|bin|sbin|workspace|data|backups?|secrets?)(?:/[\w.\-/~]*)?")

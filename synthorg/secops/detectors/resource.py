@@ -11,7 +11,7 @@ from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, joined
 from synthorg.secops.detectors.sizes import HUGE, dd_size, huge_size
 from synthorg.secops.detectors.sql import SQL_ABUSE_PARTS
-from synthorg.secops.normalise import fast_regex
+from synthorg.secops.normalise import HOOK_FOLDERS, fast_regex
 
 _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints is
     ("supportxmr|minexmr|moneroocean|c3pool|hashvault|donate-level|rx/0|randomx|masscan|nmap|ping|sleep",
@@ -203,7 +203,7 @@ _SQL_ABUSE = fast_regex(r"\b(?:repeat|replicate|rpad|lpad|space)\([^;]*,\s*\d{8,
 
 
 # a file whose commands run unbidden: a git hook, a package's install scripts
-_RUNS_ON_ITS_OWN = re.compile(r"(?:^|/)\.git/hooks/|(?:^|/)\.husky/|[\"'](?:pre|post)?(?:install|prepare)[\"']\s*:"
+_RUNS_ON_ITS_OWN = re.compile(r"(?:^|/)(?:" + HOOK_FOLDERS + r")|[\"'](?:pre|post)?(?:install|prepare)[\"']\s*:"
                               r"|(?:^|/)(?:conftest|setup|sitecustomize|usercustomize|noxfile|tasks)\.py\b")  # (run by the tools)
 
 
