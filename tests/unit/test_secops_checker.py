@@ -181,6 +181,34 @@ def test_a_patterns_hints_never_hide_one_of_its_matches(checker):
     assert searched > 1_000_000
 
 
+_REWRITTEN_TEXTS = ["the ai must run it", "ai must", "xthe bots must", "nc -l 4444; netcat x", "a-b c-d",
+                    "hello\n  agent: do x", "agent : y", "x agent: z", "\tbots:", "a\n\n\nllm:",
+                    "ab abc c acd", "curl https://x/y && wget http://z", "sudo -u root sh -p",
+                    "sh -c 'rm -rf /'"]
+
+
+@pytest.mark.parametrize("source", [
+    r"\b(?:the\s+)?(?:ai|bot)s?\s+must\b",  # an optional group leading
+    r"\bnc\b|\bnetcat\b|\bncat\b|-\w|\-\s",  # alternatives sharing a first character
+    r"^(?:agents?|bots?|llms?)\s*:|^" "[ \t]" r"\s*(?:agents?|bots?|llms?)\s*:",
+    r"(?:ab)?c|a(?:b|cd)|\bab\b",
+    r"\b(?:curl|wget)\b[^;&]*https?://|\bsudo\b(?:\s+-\w+)*\s+(\w+)|\bsh\s+-(?:\w+\s+-)*[pc]\b",
+])
+def test_a_pattern_rewritten_to_search_fast_finds_what_it_found(source):
+    """fast_regex's rewriting (a leading group spread, alternatives grouped by their first
+    character) changes no match, nor the order in which alternatives are preferred."""
+    import re
+
+    from synthorg.secops.normalise import fast_regex
+
+    for flags in (0, re.M):
+        plain, fast = re.compile(source, flags), fast_regex(source, flags)
+        for text in _REWRITTEN_TEXTS:
+            assert [m.group(0, *range(1, plain.groups + 1)) for m in plain.finditer(text)] == \
+                [m.group(0, *range(1, fast.groups + 1)) for m in fast.finditer(text)], (source, text)
+            assert [m.span() for m in plain.finditer(text)] == [m.span() for m in fast.finditer(text)]
+
+
 @pytest.mark.parametrize(("pattern", "matching", "required"), [
     (r"\bshred\b[^;]*\s/|\bsrm\b[^;]*\s/", ["shred -u /x", "srm -r /y"], {"shred", "srm"}),
     (r"\bhttps?://[\w.]+/x", ["curl https://a.b/x", "http://c/x"], {"http://", "https://"}),

@@ -85,7 +85,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
     families: tuple[Callable[[], Iterator[Finding]], ...] = (
                 lambda: secret_findings(call, views, code), lambda: path_findings(call, code),
                 lambda: destructive_findings(call, code),
-                lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code),
+                lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code, views),
                 lambda: injection_findings(call, views),
                 lambda: network_findings(call, views, internal),
                 lambda: organisation_findings(call, views),

@@ -49,7 +49,10 @@ _INJECTION_MARK = fast_regex(
     r"|\b(?:all|any|every)\s+agents?\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|agents?|assistants?)\b|\[(?:assistant|agents?|ai|llm|bot)[-_ ]?(?:directive|instructions?|note|task|order)s?\]"
     r"|\b(?:important|instructions?)\s+for\s+(?:ai|agents?|assistants?)\b|\bai\s+(?:engineers|reviewers|systems|agents|assistants)\b[^.\n]{0,40}"
     r"(?:must|should|:)|\b(?:automated|automation)\s+(?:\w+\s+)?(?:fixers?|tools?|agents?|hints?|systems?|bots?|assistants?"
-    r"|reviewers?)\s*(?:should|must|need\s+to|are\s+to|:)|\bautomation\s+hint\b|^\s*(?:agents?|bots?|ais?|llms?)\s*:"
+    r"|reviewers?)\s*(?:should|must|need\s+to|are\s+to|:)|\bautomation\s+hint\b"
+    # (a line that starts with "agent:"; white space spelt out, so that each alternative starts
+    # with a character the regex engine can skip to: see fast_regex)
+    r"|^(?:agents?|bots?|ais?|llms?)\s*:|^" "[ \t\r\f\v]" r"\s*(?:agents?|bots?|ais?|llms?)\s*:"
     r"|\((?:incl\.?|including)\s+(?:ai\s+)?(?:agents?|bots?|assistants?)\)|\bpre-?approved\b|\bstanding\s+order\b|\bnever\s+ask\s+for\s+approval\b|\bwithout\s+checking\s+with\s+anyone\b", re.M)
 # text from an untrusted source, quoted in the task: what it asks for is the source's wish, not
 # the task-giver's (a reporter's steps, an outside account's issue, a page's or a form's words)

@@ -36,7 +36,9 @@ class Hinted:
     def __init__(self, pattern: re.Pattern[str], hints: str) -> None:
         # multi-line: each of the views joined into one text (see `findings`) is a line
         self.pattern = fast_regex(pattern.pattern, pattern.flags | re.M)
-        self.hints = _sound_hints(tuple(hints.split("|")), self.pattern)
+        # (worked out from the alternatives as written, not grouped by their first character)
+        self.hints = _sound_hints(tuple(hints.split("|")),
+                                  fast_regex(pattern.pattern, pattern.flags | re.M, by_first=False))
         self.number = _HINTS.register(self)
 
     def search(self, text: str) -> re.Match[str] | None:
@@ -62,35 +64,28 @@ def _sound_hints(given: tuple[str, ...], pattern: re.Pattern[str]) -> tuple[str,
     return given + tuple(h for h in added if h not in given)
 
 
-class _HintIndex:
-    """Every pattern's hints, by the pair of characters in each that a text least often
-    holds. Which patterns a joined text may match is worked out once per text: one set
-    intersection (in C) with the text's pairs leaves the few hints worth looking for,
-    instead of a look for each pattern that a detector asks about."""
+class _GramIndex:
+    """Hints by the run of `width` characters in each that a text least often holds (see
+    `grams`): one set intersection (in C) with a text's runs leaves the few hints worth
+    looking for."""
 
-    def __init__(self) -> None:
-        self.by_pair: dict[int, list[tuple[str, int]]] = {}
-        self.short: list[tuple[str, int]] = []  # hints with no pair to index by
-        self.pairs: frozenset[int] = frozenset()
-        self.patterns: list[Hinted] = []
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.by_gram: dict[int, list[tuple[str, int]]] = {}
+        self.short: list[tuple[str, int]] = []  # hints with no run to index by
+        self.grams: frozenset[int] = frozenset()
 
-    def register(self, pattern: Hinted) -> int:
-        number = len(self.patterns)
-        self.patterns.append(pattern)
-        for hint in pattern.hints:
-            pair = _rarest_pair(hint)
-            if pair is None:
-                self.short.append((hint, number))
-            else:
-                self.by_pair.setdefault(pair, []).append((hint, number))
-        self.pairs = frozenset(self.by_pair)
-        return number
+    def add(self, hint: str, number: int) -> None:
+        gram = _rarest_gram(hint, self.width)
+        if gram is None:
+            self.short.append((hint, number))
+        else:
+            self.by_gram.setdefault(gram, []).append((hint, number))
 
-    def live(self, haystack: str, pairs: frozenset[int]) -> set[int]:
-        """The patterns with a hint in `haystack` (whose character pairs are `pairs`)."""
+    def live(self, haystack: str, grams: frozenset[int]) -> set[int]:
         live: set[int] = set()
-        for pair in self.pairs.intersection(pairs):
-            for hint, number in self.by_pair[pair]:
+        for gram in self.grams.intersection(grams):
+            for hint, number in self.by_gram[gram]:
                 if number not in live and hint in haystack:
                     live.add(number)
         for hint, number in self.short:
@@ -99,16 +94,49 @@ class _HintIndex:
         return live
 
 
-def _rarest_pair(hint: str) -> int | None:
-    """The pair of characters in `hint` least likely in a text (one not in the common
-    list, else the last listed) as a number (see `char_pairs`); None for a one-character
-    or non-ASCII hint."""
-    pairs = [hint[i:i + 2] for i in range(len(hint) - 1)]
-    if not pairs or not hint.isascii():
+class _HintIndex:
+    """Every pattern's hints, indexed so that which patterns a joined text may match is
+    worked out once per text, instead of a look for each pattern that a detector asks
+    about. A short text is indexed by pairs of characters (cheap to list); a long one by
+    runs of three, which leave a fifth as many hints to look for in many more characters."""
+
+    def __init__(self) -> None:
+        self.by_width = {2: _GramIndex(2), 3: _GramIndex(3)}
+        self.patterns: list[Hinted] = []
+
+    def register(self, pattern: Hinted) -> int:
+        number = len(self.patterns)
+        self.patterns.append(pattern)
+        for index in self.by_width.values():
+            for hint in pattern.hints:
+                index.add(hint, number)
+            index.grams = frozenset(index.by_gram)
+        return number
+
+    def live(self, haystack: str, grams: frozenset[int], width: int) -> set[int]:
+        """The patterns with a hint in `haystack` (whose runs of `width` are `grams`)."""
+        return self.by_width[width].live(haystack, grams)
+
+
+_PAIR_RANK = {p: i for i, p in enumerate(COMMON_PAIRS)}
+
+
+def _rarest_gram(hint: str, width: int) -> int | None:
+    """The run of `width` characters in `hint` least likely in a text, as a number (see
+    `grams`); None for a shorter or non-ASCII hint. A pair not in the common list is
+    rare, else the later listed the rarer; a run of three is as rare as its rarer pair."""
+    if len(hint) < width or not hint.isascii():
         return None
-    rank = {p: i for i, p in enumerate(COMMON_PAIRS)}
-    pair = max(pairs, key=lambda p: rank.get(p, len(rank)))
-    return ord(pair[0]) << 8 | ord(pair[1])
+
+    def rarity(gram: str) -> tuple[int, int]:
+        ranks = [_PAIR_RANK.get(gram[i:i + 2], len(_PAIR_RANK)) for i in range(width - 1)]
+        return max(ranks), min(ranks)
+
+    gram = max((hint[i:i + width] for i in range(len(hint) - width + 1)), key=rarity)
+    number = 0
+    for ch in gram:
+        number = number << 8 | ord(ch)
+    return number
 
 
 _HINTS = _HintIndex()
@@ -118,17 +146,20 @@ def hinted_patterns() -> tuple[Hinted, ...]:
     """Every hinted pattern made so far (the detectors' own, once they are imported)."""
     return tuple(_HINTS.patterns)
 
-SHORT_TEXT = 200  # characters: below, Python's own loop is quicker than numpy's setting up
+
+LONG_TEXT = 200  # bytes: from here, a text's runs of three are listed (with numpy)
 
 
-def char_pairs(text: str) -> frozenset[int]:
-    """The pairs of adjacent bytes in `text` (UTF-8), each as one number (first << 8 |
-    second): an ASCII pair is in the text iff its number is in the set."""
+def grams(text: str) -> tuple[frozenset[int], int]:
+    """The runs of adjacent bytes in `text` (UTF-8), each as one number (`ab` as a << 8 |
+    b), and their width: pairs for a short text (Python's own loop is quicker than numpy's
+    setting up), runs of three for a long one. An ASCII run is in the text iff its number
+    is in the set."""
     raw = text.encode()
-    if len(raw) < SHORT_TEXT:
-        return frozenset(map(operator.or_, map(operator.lshift, raw, [8] * len(raw)), raw[1:]))
-    b = np.frombuffer(raw, np.uint8).astype(np.uint16)
-    return frozenset(np.unique((b[:-1] << 8) | b[1:]).tolist())
+    if len(raw) < LONG_TEXT:
+        return frozenset(map(operator.or_, map(operator.lshift, raw, [8] * len(raw)), raw[1:])), 2
+    b = np.frombuffer(raw, np.uint8).astype(np.uint32)
+    return frozenset(np.unique((b[:-2] << 16) | (b[1:-1] << 8) | b[2:]).tolist()), 3
 
 
 class AnyOf:
@@ -153,7 +184,7 @@ class JoinedViews(str):
     characters. The hosts the text names are worked out once (several families ask)."""
 
     hint_text: str
-    pairs: frozenset[int]
+    grams: tuple[frozenset[int], int]  # (see `grams`)
     live: set[int]  # the patterns with a hint in this text (see _HintIndex)
     _hosts: set[str] | None = None
 
@@ -170,7 +201,7 @@ def hosts_of(text: str) -> set[str]:
 def joined(views: tuple[str, ...], within: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The views as one text, a line each: every pattern is searched once per call, not
     once per view (views have no newlines of their own; see normalise.squash). `within`:
-    joined views that hold these, whose character pairs these then share."""
+    joined views that hold these, whose runs of characters these then share."""
     if not views:
         return ()
     text = JoinedViews(VIEW_SEPARATOR.join(views))
@@ -180,6 +211,6 @@ def joined(views: tuple[str, ...], within: tuple[str, ...] = ()) -> tuple[str, .
             wholes += "\n" + v
     text.hint_text = wholes
     outer = within[0] if within else None
-    text.pairs = outer.pairs if isinstance(outer, JoinedViews) else char_pairs(wholes)
-    text.live = _HINTS.live(wholes, text.pairs)
+    text.grams = outer.grams if isinstance(outer, JoinedViews) else grams(wholes)
+    text.live = _HINTS.live(wholes, *text.grams)
     return (text,)

@@ -207,8 +207,13 @@ _RUNS_ON_ITS_OWN = re.compile(r"(?:^|/)(?:" + HOOK_FOLDERS + r")|[\"'](?:pre|pos
                               r"|(?:^|/)(?:conftest|setup|sitecustomize|usercustomize|noxfile|tasks)\.py\b")  # (run by the tools)
 
 
-def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
-    if any(_ENTITY_BOMB.search(t) for t in call.texts.values()) or any(_HUGE_RANGE.search(v) for v in views):
+def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...] = ()
+                   ) -> Iterator[Finding]:
+    """`code`: the views that may be run; `views`: every view, joined (see `findings`),
+    read too in a request (its body is run by the service)."""
+    if call.action_type == "net:http":
+        views = views or joined(call.all_views)
+    if any(_ENTITY_BOMB.search(t) for t in call.texts.values()) or any(_HUGE_RANGE.search(v) for v in code):
         yield finding("abuse.resource_exhaustion", "exhausts memory, disk or inodes (an entity bomb, a loop "
                       "of hundreds of millions)")
         return
@@ -219,15 +224,15 @@ def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     if call.action_type == "net:http" and _HUGE_PAGE.search(call.text("url").lower()):
         yield finding("abuse.resource_exhaustion", "asks a service for billions of records at once")
         return
-    if any(_FLEET.search(v) for v in views) or (call.action_type == "net:http" and any(
-            _SCALED_UP.search(v) for v in joined(call.argument_views.get("body", ())))):
+    if any(_FLEET.search(v) for v in code) or (call.action_type == "net:http" and any(
+            _SCALED_UP.search(v) for v in joined(call.argument_views.get("body", ()), within=views))):
         yield finding("abuse.resource_exhaustion", "scales a service, a fleet or a pipeline into the hundreds")
         return
-    if any(_MINER.search(v) for v in (joined(call.all_views) if call.action_type == "net:http" else views)) or (
-            call.action_type == "db:query" and any(_SQL_ABUSE.search(v) for v in views)):
+    if any(_MINER.search(v) for v in (views if call.action_type == "net:http" else code)) or (
+            call.action_type == "db:query" and any(_SQL_ABUSE.search(v) for v in code)):
         yield finding("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
         return
-    for v in views:
+    for v in code:
         if _ABUSE.search(v) or _calls_itself(v) or _endless_recursion(v) or huge_size(v) \
                 or dd_size(v) >= HUGE or _multiplied_sizes(v) or _redos(v):
             yield finding("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
@@ -235,11 +240,11 @@ def abuse_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     if call.action_type == "fs:write" and not _RUNS_ON_ITS_OWN.search(
             call.text("path").lower() + " " + call.text("content")[:4000]):
         return  # a loop or a wait in a file written does not run now (but a hook's runs unbidden)
-    for v in views:
+    for v in code:
         if _ENDLESS_WAIT.search(v):
             yield finding("abuse.endless_wait", "waits without end")
             return
-    for v in views:
+    for v in code:
         if not (_LOOP_SHELL.search(v) or _LOOP_PY.search(v) or _DIVERGING.search(v)):
             continue
         for loop in (*_LOOP_SHELL.finditer(v), *_LOOP_PY.finditer(v), *_DIVERGING.finditer(v)):
