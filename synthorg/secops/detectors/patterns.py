@@ -4,7 +4,6 @@ text so that a pattern is searched once per call, not once per view."""
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Iterable
 
@@ -64,28 +63,36 @@ def _sound_hints(given: tuple[str, ...], pattern: re.Pattern[str]) -> tuple[str,
     return given + tuple(h for h in added if h not in given)
 
 
-class _GramIndex:
-    """Hints by the run of `width` characters in each that a text least often holds (see
-    `grams`): one set intersection (in C) with a text's runs leaves the few hints worth
-    looking for."""
+class _HintIndex:
+    """Every pattern's hints, by the run of three characters in each that a text least
+    often holds. Which patterns a joined text may match is worked out once per text: one
+    set intersection (in C) with the text's runs (see `triples`) leaves the few hints worth
+    looking for, instead of a look for each pattern that a detector asks about. (Runs of
+    three leave a tenth as many hints to look for as pairs did.)"""
 
-    def __init__(self, width: int) -> None:
-        self.width = width
-        self.by_gram: dict[int, list[tuple[str, int]]] = {}
-        self.short: list[tuple[str, int]] = []  # hints with no run to index by
-        self.grams: frozenset[int] = frozenset()
+    def __init__(self) -> None:
+        self.by_triple: dict[int, list[tuple[str, int]]] = {}
+        self.short: list[tuple[str, int]] = []  # hints with no run of three to index by
+        self.triples: frozenset[int] = frozenset()
+        self.patterns: list[Hinted] = []
 
-    def add(self, hint: str, number: int) -> None:
-        gram = _rarest_gram(hint, self.width)
-        if gram is None:
-            self.short.append((hint, number))
-        else:
-            self.by_gram.setdefault(gram, []).append((hint, number))
+    def register(self, pattern: Hinted) -> int:
+        number = len(self.patterns)
+        self.patterns.append(pattern)
+        for hint in pattern.hints:
+            triple = _rarest_triple(hint)
+            if triple is None:
+                self.short.append((hint, number))
+            else:
+                self.by_triple.setdefault(triple, []).append((hint, number))
+        self.triples = frozenset(self.by_triple)
+        return number
 
-    def live(self, haystack: str, grams: frozenset[int]) -> set[int]:
+    def live(self, haystack: str, triples: frozenset[int]) -> set[int]:
+        """The patterns with a hint in `haystack` (whose runs of three are `triples`)."""
         live: set[int] = set()
-        for gram in self.grams.intersection(grams):
-            for hint, number in self.by_gram[gram]:
+        for triple in self.triples.intersection(triples):
+            for hint, number in self.by_triple[triple]:
                 if number not in live and hint in haystack:
                     live.add(number)
         for hint, number in self.short:
@@ -94,49 +101,22 @@ class _GramIndex:
         return live
 
 
-class _HintIndex:
-    """Every pattern's hints, indexed so that which patterns a joined text may match is
-    worked out once per text, instead of a look for each pattern that a detector asks
-    about. A short text is indexed by pairs of characters (cheap to list); a long one by
-    runs of three, which leave a fifth as many hints to look for in many more characters."""
-
-    def __init__(self) -> None:
-        self.by_width = {2: _GramIndex(2), 3: _GramIndex(3)}
-        self.patterns: list[Hinted] = []
-
-    def register(self, pattern: Hinted) -> int:
-        number = len(self.patterns)
-        self.patterns.append(pattern)
-        for index in self.by_width.values():
-            for hint in pattern.hints:
-                index.add(hint, number)
-            index.grams = frozenset(index.by_gram)
-        return number
-
-    def live(self, haystack: str, grams: frozenset[int], width: int) -> set[int]:
-        """The patterns with a hint in `haystack` (whose runs of `width` are `grams`)."""
-        return self.by_width[width].live(haystack, grams)
-
-
 _PAIR_RANK = {p: i for i, p in enumerate(COMMON_PAIRS)}
 
 
-def _rarest_gram(hint: str, width: int) -> int | None:
-    """The run of `width` characters in `hint` least likely in a text, as a number (see
-    `grams`); None for a shorter or non-ASCII hint. A pair not in the common list is
-    rare, else the later listed the rarer; a run of three is as rare as its rarer pair."""
-    if len(hint) < width or not hint.isascii():
+def _rarest_triple(hint: str) -> int | None:
+    """The run of three characters in `hint` least likely in a text, as a number (see
+    `triples`); None for a shorter or non-ASCII hint. A run is as rare as its rarer pair
+    (one not in the common list, else the later listed)."""
+    if len(hint) < 3 or not hint.isascii():
         return None
 
-    def rarity(gram: str) -> tuple[int, int]:
-        ranks = [_PAIR_RANK.get(gram[i:i + 2], len(_PAIR_RANK)) for i in range(width - 1)]
+    def rarity(run: str) -> tuple[int, int]:
+        ranks = [_PAIR_RANK.get(run[:2], len(_PAIR_RANK)), _PAIR_RANK.get(run[1:], len(_PAIR_RANK))]
         return max(ranks), min(ranks)
 
-    gram = max((hint[i:i + width] for i in range(len(hint) - width + 1)), key=rarity)
-    number = 0
-    for ch in gram:
-        number = number << 8 | ord(ch)
-    return number
+    run = max((hint[i:i + 3] for i in range(len(hint) - 2)), key=rarity)
+    return ord(run[0]) << 16 | ord(run[1]) << 8 | ord(run[2])
 
 
 _HINTS = _HintIndex()
@@ -147,19 +127,11 @@ def hinted_patterns() -> tuple[Hinted, ...]:
     return tuple(_HINTS.patterns)
 
 
-LONG_TEXT = 200  # bytes: from here, a text's runs of three are listed (with numpy)
-
-
-def grams(text: str) -> tuple[frozenset[int], int]:
-    """The runs of adjacent bytes in `text` (UTF-8), each as one number (`ab` as a << 8 |
-    b), and their width: pairs for a short text (Python's own loop is quicker than numpy's
-    setting up), runs of three for a long one. An ASCII run is in the text iff its number
-    is in the set."""
-    raw = text.encode()
-    if len(raw) < LONG_TEXT:
-        return frozenset(map(operator.or_, map(operator.lshift, raw, [8] * len(raw)), raw[1:])), 2
-    b = np.frombuffer(raw, np.uint8).astype(np.uint32)
-    return frozenset(np.unique((b[:-2] << 16) | (b[1:-1] << 8) | b[2:]).tolist()), 3
+def triples(text: str) -> frozenset[int]:
+    """The runs of three adjacent bytes in `text` (UTF-8), each as one number (`abc` as
+    a << 16 | b << 8 | c): an ASCII run is in the text iff its number is in the set."""
+    b = np.frombuffer(text.encode(), np.uint8).astype(np.uint32)
+    return frozenset(np.unique((b[:-2] << 16) | (b[1:-1] << 8) | b[2:]).tolist())
 
 
 class AnyOf:
@@ -184,7 +156,7 @@ class JoinedViews(str):
     characters. The hosts the text names are worked out once (several families ask)."""
 
     hint_text: str
-    grams: tuple[frozenset[int], int]  # (see `grams`)
+    triples: frozenset[int]  # (see `triples`)
     live: set[int]  # the patterns with a hint in this text (see _HintIndex)
     _hosts: set[str] | None = None
 
@@ -211,6 +183,6 @@ def joined(views: tuple[str, ...], within: tuple[str, ...] = ()) -> tuple[str, .
             wholes += "\n" + v
     text.hint_text = wholes
     outer = within[0] if within else None
-    text.grams = outer.grams if isinstance(outer, JoinedViews) else grams(wholes)
-    text.live = _HINTS.live(wholes, *text.grams)
+    text.triples = outer.triples if isinstance(outer, JoinedViews) else triples(wholes)
+    text.live = _HINTS.live(wholes, text.triples)
     return (text,)
