@@ -183,7 +183,7 @@ _ASKS_PRIVILEGE = fast_regex(
     r"\s+(?:the\s+)?(?:sudoers?|sudo\s+group|wheel(?:\s+group)?|[\w-]*admins?\b|administrators?\b|root\b|superusers?\b"
     r"|domain\s+admins|owners?\b|org\s+owners?|cluster-admin|db_owner|sysadmin)|\bgrant\s+(?:\w+\s+)?sudo\b"
     # a key put where it lets its holder in as root
-    r"|\b(?:add|put|drop|append|paste|install)\b[^.?!\n]{0,40}?\b(?:to|into|in)\s+(?:root'?s\s+|the\s+root\s+)?authorized_keys\b"
+    r"|\b(?:add|put|drop|append|paste|install)\b[^.?!\n]{0,40}?\b(?:to|into|in)\s+(?:[\w@.-]+'?s\s+|the\s+[\w@.-]+\s+)?authorized_keys\b"
     # privileges for the writer (or an agent), not a mention of who has them
     r"|\b(?:grant|give|assign|get|enable|set\s+up)\s+(?:me|us|my\s+\w+|our\s+\w+|agent[\w-]*|the\s+agent|this\s+agent)"
     r"\b[^.?!\n]{0,40}?\b" + _PRIVILEGE +

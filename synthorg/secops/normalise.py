@@ -638,7 +638,9 @@ def inner_texts(text: str) -> list[str]:
 
 
 _CALLABLE_ALIAS = re.compile(r"(?:^|[\n;]|(?<=\s))\s*([a-z_]\w*)\s*=\s*((?:pathlib\.)?path|os\.path\.join|os\.system|os\.popen"
-                             r"|os\.remove|os\.unlink|shutil\.rmtree|subprocess\.\w+|builtins\.(?:eval|exec|open)|open)\s*(?=$|[\n;]|\s+\w+\s*=)",
+                             r"|os\.remove|os\.unlink|shutil\.rmtree|subprocess\.\w+|builtins\.(?:eval|exec|open)|open"
+                             r"|urllib\.request\.urlopen|requests\.(?:get|post|put|patch|request)|socket\.create_connection"
+                             r"|smtplib\.smtp(?:_ssl)?|ftplib\.ftp(?:_tls)?)\s*(?=$|[\n;]|\s+\w+\s*=)",
                              re.I)
 _IMPORTED = re.compile(r"""(?:__import__|importlib\.import_module|import_module)\(\s*[rbuf]{0,2}(["'])([\w.]+)\1\s*(?:,[^()]*(?:\[[^\]]*\][^()]*)?)?\)""")
 _GETATTR = re.compile(r"""\bgetattr\(\s*([\w.]+)\s*,\s*[rbuf]{0,2}(["'])(\w+)\2\s*(?:,[^()]*)?\)""")
@@ -762,6 +764,9 @@ _LOOKED_UP = re.compile(r"\$\(\s*(?:dig\s+(?:[+@-]\S+\s+)*|host\s+|nslookup\s+|g
 _REVERSED = re.compile(r"(?:echo|printf|<<<)\s*(?:-\w+\s+)*([\"'])(.*?)\1\s*\|\s*rev\b|"
                        r"\brev\s*<<<\s*([\"'])(.*?)\3|\brev\s*<<<\s*()([^\s\"'`;&|)]+)", re.S)
 _PERCENT = re.compile(r"%(?:25)?[0-9a-fA-F]{2}")
+_SQL_STATEMENT = re.compile(r"\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(?:select|with|insert|update|delete|create|alter|drop"
+                            r"|truncate|merge|grant|revoke|copy|explain|vacuum|analyze|unload|upsert|replace\s+into"
+                            r"|comment\s+on)\b", re.I | re.S)
 _LOOKS_LIKE_CODE = fast_regex(r"\bimport\b|\((?<=\w\()|\bdef\b|\blambda\b")  # `\((?<=\w\()`: a call
 
 
@@ -796,7 +801,47 @@ def _echo_output(m: re.Match[str]) -> str:
         except (binascii.Error, ValueError):
             return said
         return plain if plain.isprintable() else said
+    if _ECHO_UNHEXED.search(m.group(0)):  # $(echo 67737574696c | xxd -r -p) is gsutil
+        try:
+            plain = bytes.fromhex(said.strip("'\" ")).decode()
+        except ValueError:
+            return said
+        return plain if plain.isprintable() else said
+    if m.group(0).lstrip("$(` ").startswith("printf") and "%" in said:
+        return _printf_filled(said)
     return said
+
+
+_ECHO_UNHEXED = re.compile(r"\|\s*xxd\s+(?:-\w+\s+)*-r\b")
+_FORMAT_FIELD = re.compile(r"%(-?0?\d*)([sdixX%])")
+
+
+def _printf_filled(said: str) -> str:
+    """printf's format with its arguments filled in: `printf 'eng-%04d' 5` is eng-0005 (the
+    format is used again while arguments are left: `printf %s r m` is rm)."""
+    try:
+        fmt, *args = shlex.split(said)
+    except ValueError:
+        return said
+    given = iter(args)
+    left = len(args)
+
+    def field(f: re.Match[str]) -> str:
+        nonlocal left
+        left -= f.group(2) != "%"
+        if f.group(2) == "%":
+            return "%"
+        value = next(given, "")
+        if f.group(2) == "s":
+            return f"%{f.group(1)}s" % value
+        try:
+            return f"%{f.group(1)}{f.group(2)}" % int(value or "0", 0)
+        except ValueError:
+            return value
+    filled = _FORMAT_FIELD.sub(field, fmt)
+    while left > 0 and _FORMAT_FIELD.search(fmt):  # the format again for arguments left over
+        filled += _FORMAT_FIELD.sub(field, fmt)
+    return filled
 
 
 def _computed(m: re.Match[str]) -> str:
@@ -841,8 +886,9 @@ def _forms(raw: str) -> list[str]:
     """`raw` as written and as the shell reads it: variables substituted, quotes and escapes
     removed, echoed substitutions replaced by what they echo, SQL comments stripped."""
     written = raw  # (a comment ends at its line's end: stripped before lines are joined)
-    if "\n" in raw and (raw.startswith("#!") or not _LOOKS_LIKE_CODE.search(raw)):
-        # a script's lines are commands of their own (squashed, they would run into each other)
+    if "\n" in raw and (raw.startswith("#!") or not (_LOOKS_LIKE_CODE.search(raw) or _SQL_STATEMENT.match(raw))):
+        # a script's lines are commands of their own (squashed, they would run into each other;
+        # a SQL statement's lines are one statement: DELETE FROM t\nWHERE ...)
         raw = raw.replace("\\\n", " ").replace("\n", " ; ")
     forms = [raw]
     if _SHELL_SYNTAX.search(raw):
@@ -856,6 +902,8 @@ def _forms(raw: str) -> list[str]:
         substituted = substitute_vars(raw)
         forms += [plain if substituted == raw else unquoted(substituted), plain,
                   plain if echoed == raw else unquoted(echoed)]
+        if echoed != raw and "$" in echoed:  # H=$(echo <base64> | base64 -d); curl https://$H
+            forms.append(unquoted(substitute_vars(echoed)))
     if "$(" in raw and "|" in raw:  # (its own pipes would end the command around it for a pattern)
         forms.append(_INNERMOST_SUBST.sub("_", _INNERMOST_SUBST.sub("_", raw)))
     forms += [_GIT_OPTIONS.sub("git ", f) for f in forms  # `git -C repo push` is `git push`

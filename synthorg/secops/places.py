@@ -52,7 +52,8 @@ _DEV_TCP = fast_regex(r"/dev/(?:tcp|udp)/([^/\s]+)/")
 # (the look-behind follows the first digit: a search then skips to digits)
 _BARE_IP = fast_regex(r"(\d(?<![\w.]\d)\d{0,2}(?:\.\d{1,3}){3})(?![\w.])")
 _CONNECTED_HOST = fast_regex(r"\b(?:https?connection|create_connection|smtp(?:_ssl)?|ftp(?:_tls)?|transport|connect"
-                             r"|imap4(?:_ssl)?|pop3(?:_ssl)?|telnet)\(\s*\(?\s*[\"']([a-z0-9\-]+(?:\.[a-z0-9\-]+)+)[\"']")
+                             r"|imap4(?:_ssl)?|pop3(?:_ssl)?|telnet)\(\s*\(?\s*[\"']([a-z0-9\-]+(?:\.[a-z0-9\-]+)+"
+                             r"|[0-9a-f]{0,4}(?::[0-9a-f]{0,4}){2,7})[\"']")  # (or an IPv6 address)
 # a name looked up with data in front of it: f'{chunk}.x.exfil.example'
 _LOOKED_UP_HOST = fast_regex(r"\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\}\.(?:[a-z0-9\-]+\.)*?"
                              r"((?:[a-z0-9\-]+\.)[a-z]{2,})[\"']")

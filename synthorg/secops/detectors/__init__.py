@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import (
     MESSAGE_ACTIONS,
+    RELAYED,
     TEXT_ARGUMENTS,
     as_test_data,
     code_views,
@@ -59,7 +60,7 @@ def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterato
     if not (_ASKS_TO_RUN.search(lowered) and _COMMAND_LIKE.search(lowered)) \
             or REPORTING_WORDS.search(lowered):
         return
-    as_code = ToolCall(tool="run_shell", arguments={"command": text}, workspace=call.workspace,
+    as_code = ToolCall(tool=RELAYED, arguments={"command": text}, workspace=call.workspace,
                        action_type="code:shell")
     code = as_code.all_views
     for family in (lambda: path_findings(as_code, code), lambda: abuse_findings(as_code, code),

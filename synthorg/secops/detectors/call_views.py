@@ -14,6 +14,7 @@ _PROSE = fast_regex(r"\.(?:md|markdown|txt|rst|adoc|html?|csv|log|tmp|ipynb)$|(?
                     r"|(?:^|/)(?:readme|changelog|license|notes?)\b", re.I)
 TEXT_ARGUMENTS = ("text", "subject", "body", "message")
 MESSAGE_ACTIONS = ("comms:email", "comms:message")
+RELAYED = "relayed_command"  # the tool of a command a message asks a colleague to run
 
 
 # a test of the project's own: what it lists in strings are the cases it tests

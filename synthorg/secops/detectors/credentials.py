@@ -50,6 +50,7 @@ def _only_placement(view: str) -> bool:
 
 
 _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential
+    ("airflow", r"\bairflow\s+(?:connections\s+(?:export|get)|variables\s+export)\b"),
     ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b(?![^;&|]*\{\.data\.(?:tls|ca)\\?\.crt\})(?![^;&|]*\s-o\s*(?:name\b|(?:custom-columns|jsonpath)=(?![^;&|]*\.data)))[^;&|]*\s-o"
                 r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
     ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
@@ -92,7 +93,9 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
      # a service's memory or settings handed out: a heap dump holds its secrets
      r"|/actuator/(?:heapdump|env|configprops)\b|/debug/pprof/heap\b"),
     ("secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec",
-     r"\b(?:secretsdump|mimikatz|lazagne|john|hashcat|hydra|unshadow|crackmapexec)\b"),
+     r"\b(?:secretsdump|mimikatz|lazagne|hashcat|hydra|unshadow|crackmapexec)\b"
+     # (John the Ripper run, not a person named John)
+     r"|(?:^|[;&|(]\s*|sudo\s+)john\s+(?:--?\w|\S+\.(?:txt|hash\w*|lst|pot|shadow|db)\b|/etc/)"),
     ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
     ("tcpdump|tshark|ngrep|dsniff|ettercap|wireshark", r"\b(?:tcpdump|tshark|ngrep|dsniff|ettercap|bettercap|mitmdump)\b"),
     ("getent", r"\bgetent\s+(?:shadow|gshadow)\b"),
@@ -104,6 +107,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
 SECRET_VALUE = Hinted(fast_regex(
     r"\bakia[0-9a-z]{12,20}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\b[rs]k_live_[a-z0-9]{16,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
+    r"|\b[a-z]{2,8}_(?:live|prod)_(?=[a-z]*\d)[a-z0-9]{12,}\b"  # (a service's live key: ak_live_7Hc2...)
     r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}|:\$(?:1|2[aby]|5|6|y)\$[./a-z0-9]{2,}\$|(?:^|[,;\s])\$2[aby]\$\d\d\$[./a-z0-9]{4,}"
     r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key|[a-z]+_(?:key|secret|token))\s*(?:is|[:=])\s*[\"']?"
     r"(?!request|os\.|getpass|input|none|null|env|config|settings|self\.|\$\{|<|\{)"
@@ -120,7 +124,8 @@ _SECRET_SHOWN = fast_regex(r"(?:^|[\s;&|(])(?:echo|printf|printenv|print|cat|log
                            r"|write|puts|tee)\b|>>?|\bprint\(")
 _SECRET_ELSEWHERE = Hinted(fast_regex(
     r"\bselect\b[^;]*\b(?:password(?!_(?:reset|changed|updated|expire|request|policy|last|age|strength|set))\w*|passwd|pwd_hash|\w*api_token\w*|\w*secret\w*|access_token|"
-    r"refresh_token|private_key|ssn|social_security\w*|credit_card\w*|card_number|cvv|totp_seed)\b[^;]*\bfrom\b"
+    r"refresh_token|private_key|ssn|social_security\w*|credit_card\w*|card_number|cvv|totp_seed)\b"
+    r"(?!\s+is\s+(?:not\s+)?null\b)[^;]*\bfrom\b"  # (whether one is set is no read of it)
     r"|\bunion\s+(?:all\s+)?select\b[^;]*\b(?:password|passwd|secret|token)"
     r"|://[^/\s:@\"']+:(?!(?:password|passw0rd|pass|secret|changeme|change-me|example|placeholder|dummy|redacted|x{3,}|\*+|<[^>@]*>|\$\{?\w+\}?|your[_-]?\w*)@)[^/\s@\"']{6,}@[\w.\-]+|\broot password\b|\b(?:password|passphrase|secret|token|api key|"
     r"credentials?)\b[^.\n]{0,60}?[:=]\s*[\"']?(?=[\w!@#$%^&*+\-]*\d)(?=[\w!@#$%^&*+\-]*[a-z])[\w!@#$%^&*+\-]{10,}"), (
@@ -160,9 +165,22 @@ _SQL_READS_FILE = fast_regex(r"\bpg_read\w*file\b|\bload_file\b|\binfile\b|\blo_
 _COMMAND_START = re.compile(r"(?:^|[;&|(\n]|\bsudo|(?:^|[;\n])\s*-|\b(?:run|script|command):|\(\s*[rbuf]?[\"'])\s*$")
 
 
+# the environment under another name, then every value of it read (env = os.environ ...
+# env.items()); its own pattern: the name is a back-reference
+_ENV_ALIAS_READ = Hinted(fast_regex(r"\b(\w+)\s*=\s*(?:dict\(\s*)?os\.environ\b(?!\s*[.\[])[^;]*?(?:;|\n|\s)[\s\S]*?"
+                                    r"\b\1\.(?:items|values)\(\)"), "os.environ")
+# a secret variable written into a file that is then committed or pushed
+_SECRET_COMMITTED = Hinted(fast_regex(
+    r"(?:\bsed\s+-i\s+(?:-\w+\s+)*(?!')[^;&]*\$\{?\w*(?:password|passwd|secret|token|api_?key|private_key)\w*|\$\{?\w*(?:password|passwd"
+    r"|secret|token|api_?key|private_key)\w*\}?[^;&|]*(?:>>?|\btee\b))[^;&]*(?:&&|;)[\s\S]*\bgit\s+(?:commit|push)\b"),
+    "git commit|git push")
+
+
 def env_dumped(view: str) -> re.Match[str] | None:
     """ENV_DUMP where it dumps: `env`, `set` ... as a command of their own (not "(name, env)"
     in SQL, nor "local env" in a sentence); the search skips to the word first."""
+    if "os.environ" in view and (m := _ENV_ALIAS_READ.search(view)) is not None:
+        return m
     if not ENV_DUMP.search(view):
         return None
     for m in ENV_DUMP.pattern.finditer(view):
@@ -259,6 +277,10 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
     if (query or call.action_type.startswith("code:")) and any(
             selects_secrets(v) for v in code if "select" in v and (query or _SQL_CLIENT.search(v))):
         yield finding("secrets.secret_column", "reads a column or table of secrets")
+        return
+    if call.action_type == "code:shell" and _SECRET_COMMITTED.search(call.text("command").lower()):
+        # (as written: in single quotes a variable is not expanded, so the file gets its name)
+        yield finding("secrets.exposed_variable", "writes a secret variable into a file it commits")
         return
     own_env = any(_OWN_ENV_WRITE.search(v) for v in code)
     for v in code:

@@ -9,6 +9,7 @@ from urllib.parse import unquote
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.detectors.call_views import RELAYED
 from synthorg.secops.detectors.patterns import Hinted, finding, joined
 from synthorg.secops.detectors.sql import SCRATCH_OBJECT
 from synthorg.secops.normalise import fast_regex
@@ -28,7 +29,7 @@ _DESTRUCTIVE = [
      "database_wipe", "drops a database"),
     (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
-                r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*(?:\s:(?:main|master)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
+                r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*(?:\s:(?:refs/heads/)?(?:main|master|trunk|release[\w.-]*|prod\w*)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
                 r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*\s--mirror\b"
                 # every remote branch deleted, one by one
                 r"|\bxargs\b[^;&|]*\bgit\s+push\b[^;&|]*(?:--delete|\s:)"
@@ -57,6 +58,18 @@ _DESTRUCTIVE = [
                 r"|\bdelete\s+from\s+([\w\"`.]+)\s+where\s+\w+\s+in\s*\(\s*select\s+\w+\s+from\s+\2\s*\)"
                 r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend|alembic|manage.py|migrate|db:"),
      "mass_data_loss", "drops or empties a table or database"),
+    # a WHERE that holds for every row: a value and its opposite (status <> 'x' OR status = 'x')
+    (Hinted(fast_regex(r"\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;]*?(?:\b([\w.]+)\s*(?:<>|!=)\s*('[^']*'|\d+)"
+                       r"\s+or\s+\1\s*=\s*\2|\b([\w.]+)\s*=\s*('[^']*'|\d+)\s+or\s+\3\s*(?:<>|!=)\s*\4)"), "delete|update"),
+     "mass_data_loss", "changes or deletes every row (its condition holds for all)"),
+    # a table replaced by an empty copy of itself; a production database reset or replaced
+    (Hinted(fast_regex(r"\bcreate\s+or\s+replace\s+table\s+([\w.\"`]+)\s+as\s+select\b[^;]*\bfrom\s+\1\b[^;]*"
+                       r"\b(?:where\s+(?:false|1\s*=\s*0|0\s*=\s*1)|limit\s+0)\b"), "create or replace"),
+     "mass_data_loss", "replaces a table with an empty copy of itself"),
+    (Hinted(fast_regex(r"\bprod\w*\b[^;&|]*\bairflow\s+(?:db\s+reset|resetdb)\b|\bairflow\s+(?:db\s+reset|resetdb)\b[^;&|]*\bprod"
+                       r"|\.to_sql\([^)]*\bprod\w*\b[^)]*if_exists\s*=\s*[\"']?replace|\.to_sql\([^)]*if_exists\s*=\s*[\"']?replace[^)]*\bprod"),
+            "airflow|to_sql"),
+     "mass_data_loss", "resets or replaces a production database's tables"),
     (Hinted(fast_regex(r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:destroy|apply\b[^;&|]*\s-destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
                 r"|\bkubectl\b[^;&|]*\bget\b[^;&]*\|\s*xargs\b[^;&|]*\bkubectl\b[^;&|]*\bdelete\b"
                 r"|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*\$\(\s*kubectl\b[^)]*\bget\b"
@@ -69,8 +82,11 @@ _DESTRUCTIVE = [
                 r"|\baz storage (?:blob delete-batch|container delete|account delete)\b|\brclone (?:purge|delete)\b"
                 r"|\bs3cmd (?:rb|del\b[^;&|]*(?:-r\b|--recursive))|\.objects\.all\(\)\.delete\(\)|\.delete_bucket\("
                 r"|\.(?:object_versions|objects)\.(?:all\(\)\.)?delete\(\)"
-                r"|\.delete_db_(?:instance|cluster)\(|\.delete_objects\(|\bkubectl delete\b[^;&|]*\s-f\s+\S+\s+--all\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_|"
-      ".object_versions"),
+                r"|\.delete_db_(?:instance|cluster)\(|\.delete_objects\(|\bkubectl delete\b[^;&|]*\s-f\s+\S+\s+--all\b"
+                # a warehouse's datasets, an object store's folders, every item an API lists
+                r"|\bbq\s+rm\b[^;&|]*\s-(?:\w*[rd]\w*)\b|\.delete_dir\(|\.rm\([^)]*recursive\s*=\s*true"
+                r"|\bfor\s+\w+\s+in\s+\$\(\s*curl\b[^)]*\)\s*;\s*do\b[^;]*\bcurl\b[^;]*-x\s*delete\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_|"
+      ".object_versions|bq|.rm(|delete"),
      "infrastructure_teardown", "tears down infrastructure"),
     # every item a registry's or a cloud's listing gives, deleted (its own pattern: the tool
     # named twice is one back-reference)
@@ -85,7 +101,7 @@ _DESTRUCTIVE = [
                 r"|\bwmic\s+shadowcopy\s+delete\b|\bbcdedit\b[^;&|]*\brecoveryenabled\s+no\b"
                 r"|\bremove-item\b[^;&|]*-recurse\b[^;&|]*\s[\"']?[a-z]:\\(?:users|windows|program|\*)"
                 r"|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?:\s|$|users|windows|\*)|\bdel\s+/[fsq](?:\s+/[fsq])*\s+[a-z]:\\(?:\*|users|windows)"
-                r"|\bformat\s+[a-z]:\s*/[qy]|\bkill(?:all)? -9 -1\b|\bos\.kill(?:pg)?\(\s*-1\s*,|\bprocess\.kill\(\s*-1\b|\bkill -(?:9|kill) 1\b|\bkillall5\b|\bpkill -9 -?\.\b|\biptables -f\b|\bcrontab -r\b"
+                r"|\bformat\s+[a-z]:\s*/[qy]|\bkill(?:all)?\s+(?:-(?:s\s+)?(?:9|kill|sigkill|term|sigterm|15)\s+)?(?:--\s+)?-1\b|\bos\.kill(?:pg)?\(\s*-1\s*,|\bprocess\.kill\(\s*-1\b|\bkill -(?:9|kill) 1\b|\bkillall5\b|\bpkill -9 -?\.\b|\biptables -f\b|\bcrontab -r\b"
                 r"|\bsysrq\b|\becho [bco] > /proc/sysrq-trigger"), "shutdown|reboot|halt|poweroff|init |systemctl|kill|iptables|crontab -r|sysrq|vssadmin|wbadmin|shadowcopy|bcdedit|remove-item|rd |rmdir |del |format "),
      "system_disruption", "shuts down, kills everything or removes safeguards"),
     (Hinted(fast_regex(r"\bchmod -r 0*00\b|\bchmod -r [0-7]*7 /|\bchown -r \S+ /(?:\s|$)|\bfind / [^;&|]*-delete\b"
@@ -134,6 +150,13 @@ _SCRIPT_FILE = fast_regex(r"\.(?:sh|bash|zsh|ps1|bat|cmd)$|(?:^|/)(?:makefile|do
 # code that hands SQL to a database (else its SQL-looking strings are test cases, messages ...)
 _RUNS_SQL = fast_regex(r"\b(?:execute|executescript|executemany|read_sql\w*|text|query|raw|sql|run|call|popen|system"
                        r"|check_output|cursor)\s*\(")
+# a shell command that may run SQL: a database client, a migration or build tool, or a shell
+# or interpreter (which may run anything)
+_SHELL_RUNS_SQL = fast_regex(r"\b(?:psql|pg_\w+|mysql\w*|mariadb|sqlite3?|sqlcmd|clickhouse(?:-client)?|cqlsh|duckdb"
+                             r"|snowsql|bq|trino|presto|beeline|hive|spark-sql|impala-shell|vsql|isql|osql|usql|redis-cli"
+                             r"|mongo(?:sh)?|dbt|flyway|liquibase|alembic|migrate|manage\.py|rails|rake|make|npm|npx|yarn"
+                             r"|pnpm|just|task|python\d*(?:\.\d+)?|perl|ruby|node|php|sh|bash|zsh|dash|ksh|eval|exec|source"
+                             r"|xargs|ssh|kubectl|docker|podman|curl|wget|http|at|batch|crontab|tee|cat)\b|(?:^|[;&|]\s*)\.\s|<<")
 _SQL_IN_STRINGS = re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate\s+table|delete\s+from)\b")
 # a value a condition compares a column with (not a SET's value, not a literal compared with itself)
 _CONDITION_VALUE = re.compile(r"(\b(?:where|and|or|on|having|not)\s+[\w.\"`]+\s*(?:i?like|similar\s+to|=|<>|!=|in\s*\()\s*)"
@@ -198,6 +221,9 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
             views = joined(text_views(compared))
     elif call.action_type == "code:python" and not any(_RUNS_SQL.search(v) for v in views):
         views = tuple(_SQL_IN_STRINGS.sub(" ", v) for v in views)  # SQL in a string is data
+    elif call.action_type == "code:shell" and call.tool != RELAYED and not any(
+            _SHELL_RUNS_SQL.search(v) for v in views):
+        views = tuple(_SQL_IN_STRINGS.sub(" ", v) for v in views)  # sed 's/DROP TABLE/...': text
     for pattern, rule, reason in _DESTRUCTIVE:
         if rule == "mass_data_loss" and call.action_type == "fs:write" and not (
                 _SCRIPT_FILE.search(call.text("path").lower())
@@ -266,6 +292,12 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
     if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put") and \
             _SHUTDOWN_API.search(call.text("url").lower()):
         yield finding("destructive.service_shutdown", "seals, stops or shuts down a service through its API")
+        return
+    if call.action_type == "net:http" and _BULK_DELETE_API.search(call.text("url").lower()) and \
+            not _LISTED_IDS.match(call.text("body").lower()) and not _EMPTY_FILTER.search(call.text("body").lower()):
+        # (a list of ids deletes those only; an empty filter, everything: denied below)
+        yield finding("destructive.bulk_delete", "deletes in bulk through an API, by a query rather than "
+                      "a list of ids", block=False, tier=RiskTier.high)
         return
     if call.action_type == "net:http" and re.search(r"/bulk\w*\b|/batch\b", call.text("url").lower()) and \
             re.search(r"[\"']?action[\"']?\s*:\s*[\"'](?:delete|purge|remove|destroy)", call.text("body").lower()):
@@ -345,6 +377,8 @@ _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandb
                          r"|(?:-l|--selector)[= ]\S*(?:preview|ephemeral|pr-?\d+)\S*"
                          r"|\b(?:s3|gs)://[\w.-]+/(?:[\w.-]+/)*(?:pr-?\d+|previews?|scratch|tmp)/")
 _PURGE_API = re.compile(r"/(?:purge|wipe|delete[-_]?all|destroy[-_]?all|factory[-_]?reset|erase[-_]?all)(?:$|[/?])")
+_BULK_DELETE_API = re.compile(r"/(?:(?:bulk|batch|mass)[-_]?(?:delete|destroy|remove)|(?:delete|destroy)[-_]?many)(?:$|[/?])")
+_LISTED_IDS = re.compile(r"^\s*\{\s*[\"']?ids[\"']?\s*:\s*\[[^\]]{1,400}\]\s*\}\s*$")
 _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator/shutdown\b|/(?:api/)?shutdown(?:$|[/?])"
                            r"|/_cluster/nodes/[^/]*/_shutdown|/quitquitquit\b|/-/quit\b")
 _EMPTY_FILTER = re.compile(r"[\"']?(?:filter|query|where|selector|match)[\"']?\s*:\s*(?:\{\s*\}|\[\s*\]|[\"']\*?[\"']|null)")

@@ -11,7 +11,7 @@ from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import _PROSE
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, finding
 from synthorg.secops.messages import _INJECTED, ORDER, injected_marker
-from synthorg.secops.normalise import fast_regex, words
+from synthorg.secops.normalise import encoded_blobs, fast_regex, words
 
 # markers of an injection besides those only an injection uses (messages.injected_marker):
 # words that start an instruction in a task's text but are ordinary in a message
@@ -46,7 +46,7 @@ _INJECTION_MARK = fast_regex(
     r"|\bhinweis\s+f(?:ü|ue)r\s+(?:den\s+|die\s+)?(?:assistenten|agenten|ki)\b|\bautomation\s*:"
     r"|\b(?:agents?|bots?|ai|assistants?|llms?|models?)\s+(?:validating|reviewing|processing|reading|handling|summari[sz]ing|seeing|parsing)\s+this\b"
     r"|@(?:ai|ai-agent|agent|bot|assistant|copilot|claude|gpt)\b"
-    r"|\b(?:all|any|every)\s+agents?\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|agents?|assistants?)\b|\[(?:assistant|agents?|ai|llm|bot)[-_ ]?(?:directive|instructions?|note|task|order)s?\]"
+    r"|\b(?:all|any|every)\s+agents?\s*[:,]|\bnote\s+to\s+(?:the\s+)?(?:ai|agents?|assistants?)\b|\[(?:assistant|agents?|ai|llm|bot)[-_ ]?(?:directive|instructions?|note|task|order)s?\s*[\]:]"
     r"|\b(?:important|instructions?)\s+for\s+(?:ai|agents?|assistants?)\b|\bai\s+(?:engineers|reviewers|systems|agents|assistants)\b[^.\n]{0,40}"
     r"(?:must|should|:)|\b(?:automated|automation)\s+(?:\w+\s+)?(?:fixers?|tools?|agents?|hints?|systems?|bots?|assistants?"
     r"|reviewers?)\s*(?:should|must|need\s+to|are\s+to|:)|\bautomation\s+hint\b"
@@ -57,14 +57,14 @@ _INJECTION_MARK = fast_regex(
 # text from an untrusted source, quoted in the task: what it asks for is the source's wish, not
 # the task-giver's (a reporter's steps, an outside account's issue, a page's or a form's words)
 _SOURCE_MARK = fast_regex(
-    r"\b(?:ai|llm|agent|assistant|bot)s?\s*[\u2014\u2013:-]+\s*(?:please\s+)?(?:convert|run|execute|send|delete|add|update"
+    r"\b(?:ai|llm|agent|assistant|bot)s?\s*[\u2014\u2013:-]+\s*(?:please\s+)?(?:convert|run|execute|send|delete|add|update|decode|follow"
     r"|register|call|visit|open|fetch|get|post|curl|read|print|share|paste|include|attach|upload|forward"
     r"|set|wipe|drop|install|configure|email|post|remove|disable)\b"
     r"|\((?:added|opened|written|posted|edited)\s+by\s+(?:the\s+)?(?:reporter|vendor|contractor|customer|user|an?\s+external|an?\s+outside|a\s+customer"
     r"|an?\s+unknown|anonymous|a\s+third)[^)]*\)|\bopened\s+by\s+an?\s+(?:external|outside|unknown|anonymous)"
     r"|\b(?:from|by)\s+an?\s+(?:external|outside|unknown|anonymous|third[- ]party)\s+(?:contributor|account|user|party"
     r"|sender|reporter|commenter|visitor|caller|guest|person|source|customer)|\b(?:its|the|their)\s+readme\s+says\b"
-    r"|\b(?:doc(?:ument)?|page|web\s*page|response(?:\s+body)?|email|ticket\s+text|issue\s+text|comment|submission\s+\d+"
+    r"|\b(?:doc(?:ument)?|page|web\s*page|response(?:\s+body)?|email|ticket\s+(?:text|body)|issue\s+(?:text|body)|comment|submission\s+\d+"
     r"|pdf|attachment|file)\s+(?:contains|says|reads|text)?\s*:"
     r"|\b(?:customer|user|client|vendor|sender|caller|someone|requester|reporter)\s+(?:wrote|writes|said|says|asked|asks)\s*:"
     r"|\b(?:added|edited|written|inserted|changed)\s+(?:\w+\s+){0,2}by\s+(?:an?\s+)?(?:unknown|external|outside|anonymous"
@@ -122,6 +122,7 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
         return
     # the marker's own words are no payload (a task may quote "ignore previous instructions")
     before, after = _instruction_span(task, mark)
+    after += _decoded(call.task, mark.end())  # ("decode and follow: Zm9y..."): the order too
     # before the marker only addresses count (a JSON key or a quoted word is the text's own)
     found = _PAYLOAD_TOKEN.findall(after) + [t for t in _PAYLOAD_TOKEN.findall(before)
                                              if ("://" in t or "@" in t) and call.action_type not in _LOOKING]
@@ -157,6 +158,13 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
                       "the task's text", block=False, tier=RiskTier.high)
 
 
+def _decoded(task: str, start: int) -> str:
+    """What blobs in the task (as written: lower case spoils base64) from `start` decode to."""
+    if len(task) - start < 16 or len(task) != len(task.lower()):
+        return ""
+    return "".join(" " + b.plain.lower() for b in encoded_blobs(task[start:]) if b.plain.isprintable())
+
+
 def _reports(call: ToolCall, joined: str) -> bool:
     """A message or a note that names what the injected text asked in order to report it."""
     return (call.action_type in ("comms:message", "comms:email") or (
@@ -168,7 +176,7 @@ def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: r
                     ) -> Iterator[Finding]:
     """A call that does what the quoted untrusted text asks (its addresses, paths or rare
     words turn up in the call): for a person to judge, since a task may quote a report."""
-    quoted = task[source.end():]
+    quoted = task[source.end():] + _decoded(call.task, source.end())  # (an encoded order too)
     joined = "\n".join(views)
     tokens = {t.strip("`\"'").rstrip(".,;:") for t in _PAYLOAD_TOKEN.findall(quoted)}
     tokens |= {t.strip("`\"'").rstrip(".,;:") for q in list(tokens) for t in _PAYLOAD_TOKEN.findall(q)}

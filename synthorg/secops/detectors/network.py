@@ -16,7 +16,7 @@ from synthorg.secops.detectors.patterns import REPORTING_WORDS, AnyOf, Hinted, f
 from synthorg.secops.detectors.sensitive_data import DUMP_CONTENT, personal_data
 from synthorg.secops.messages import _table, shares_secret
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import LOCAL_URL, hosts_in, is_internal
+from synthorg.secops.places import LOCAL_URL, MAIL_ADDRESS, hosts_in, is_internal
 
 _NET_SEND = Hinted(fast_regex(
     r"\b(?:urlopen|requests\.get|httpx\.get|\.get)\(\s*[\"']https?://[^\"']*[?&][\w-]+=[\"']\s*\+|\|\s*xargs\b[^;&]*\bcurl\b|\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-[a-z]*f\s+[\"']?[\w.:-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
@@ -45,7 +45,7 @@ _EXPOSE = Hinted(fast_regex(
     r"|\bssh\b[^;&|]*\s-r\s*\S*\d+:[^;&|]*(?:serveo|localhost\.run|pinggy)|\bbore local\b"
     r"|--acl\s+public-read|\bacl (?:set|ch)\b[^;&|]*(?:public-read|allusers)|\biam ch allusers"
     r"|\bhttp\.server\b[^;&|]*(?:--bind|-b)\s*0\.0\.0\.0[^;&|]*(?:--directory|-d)\s*/(?:\s|$)"
-    r"|\brclone (?:copy|sync|move|copyto)\s+\S+\s+[\w-]+:|\bgh repo create\b[^;&|]*--public|\bgh gist create\b"
+    r"|\brclone (?:copy|sync|move|copyto)\s+\S+\s+:?[\w-]+(?:,\S*?)?:|\bgh repo create\b[^;&|]*--public|\bgh gist create\b"
     # cloud snapshots, images and buckets shared with other accounts or everyone
     r"|\bmodify-(?:db-)?snapshot-attribute\b[^;&|]*(?:--operation-type\s+add|--values-to-add)|\bmodify-image-attribute\b[^;&|]*launch"
     r"|\bput-bucket-policy\b[^;&|]*principal\W+\*|\bput-public-access-block\b[^;&|]*=false|\bdelete-public-access-block\b"
@@ -139,7 +139,8 @@ _REDIRECT_HINT = Hinted(fast_regex(r"(?:hook|callback|notif|alert|proxy|endpoint
                                    r"[\w-]*[\"']?\s*[:=]|_proxy\b"),
                         "hook|callback|notif|alert|proxy|endpoint|sink|collector|report")
 _SED_SWAP = re.compile(r"\bsed\b[^;&|]*?\bs([#|@,!%])(?:(?!\1).)*\1((?:https?|wss?)://(?:(?!\1).)+)\1")
-_BUCKET_WRITE = fast_regex(r"\b(?:to_csv|to_parquet|to_json|to_pickle|upload\w*|put_object|copy|cp|sync|mv|write\w*|save\w*)\b"
+_BUCKET_WRITE = fast_regex(r"\b(?:to_csv|to_parquet|to_json|to_pickle|upload\w*|put_object|copy|cp|sync|mv|write\w*|save\w*"
+                           r"|export\s+data|unload)\b"
                            r"[^;\n]*?\b(?:s3|gs|gcs|az|abfss?|wasbs?)://([\w.-]+)")
 _BUCKET_HINT = Hinted(fast_regex(r"\b(?:s3|gs|gcs|az|abfss?|wasbs?)://"), "s3://|gs://|gcs://|az://|abfs|wasb")
 _CHAT_SINK = Hinted(fast_regex(r"\bapi\.telegram\.org/bot|\bdiscord(?:app)?\.com/api/webhooks/|\bhooks\.slack\.com/services/"
@@ -168,6 +169,17 @@ def _redirect_outside(call: ToolCall, views: tuple[str, ...], internal: Iterable
                 if hosts and not all(is_internal(h, internal) for h in hosts):
                     return sorted(hosts)[0]
     return None
+
+
+# what the world reads: a status page, a public page or post
+_PUBLIC_PAGE = re.compile(r"//status\.|/status-?page|/incidents?/[\w-]+/updates|/public/|/(?:announcements|changelog|blog)\b")
+_ACCOUNT_URL = re.compile(r"/(?:users?|accounts?|contacts?|customers?|members?|admins?)/[\w.@-]+/?(?:$|[?])")
+# an email that signs in or recovers an account, set in a request (`"email": ..., "login_email": true`)
+_LOGIN_EMAIL = re.compile(r"[\"'](?:login|signin|sign_in|recovery|primary|account|admin)_?email[\"']\s*:\s*[\"'][\w.+-]+@([\w.-]+)"
+                          r"|[\"']email[\"']\s*:\s*[\"'][\w.+-]+@([\w.-]+)[\"'][^}]*[\"'](?:login_email|use_for_login|is_login)[\"']\s*:\s*true")
+# a mail rule, a filter or a mailbox setting that forwards what arrives
+_FORWARDING = re.compile(r"[\"']?(?:action|type|forward\w*|auto_?forward\w*|redirect\w*)[\"']?\s*:\s*[\"']?(?:forward|redirect|true)\b"
+                         r"|\bforward(?:ing)?_?(?:to|address|email)\b")
 
 
 def _foreign_bucket(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
@@ -405,6 +417,24 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         return
     if call.action_type not in MESSAGE_ACTIONS and any(_PASTEBIN.search(v) for v in views):
         yield finding("exfiltration.paste_site", "sends output to a public paste site")
+        return
+    if any("document.cookie" in v for v in views) and any(
+            not is_internal(h, internal) for v in views for h in hosts_of(v)):
+        yield finding("exfiltration.cookies", "sends visitors' session cookies to a host outside the company")
+        return
+    if call.action_type == "net:http" and call.text("method").strip().upper() in ("POST", "PUT", "PATCH") \
+            and _PUBLIC_PAGE.search(call.text("url").lower()) and personal_data(call.text("body"), internal):
+        yield finding("exfiltration.personal_records", "publishes records about people on a public page")
+        return
+    if call.action_type == "net:http" and call.text("method").strip().upper() in ("POST", "PUT", "PATCH") \
+            and _ACCOUNT_URL.search(call.text("url").lower()) and (m := _LOGIN_EMAIL.search(call.text("body").lower())) \
+            and not is_internal(m.group(1) or m.group(2), internal):
+        yield finding("privilege.account_takeover", "moves an account's sign-in or recovery to an outside "
+                      "address", block=False, tier=RiskTier.high)
+        return
+    if call.action_type == "net:http" and _FORWARDING.search(call.text("body").lower()) and any(
+            not is_internal(m.group(1), internal) for m in MAIL_ADDRESS.finditer(call.text("body").lower())):
+        yield finding("exfiltration.outside_mail", "forwards the company's mail to an outside address")
         return
     if call.action_type == "fs:write" and _PROSE.search(call.text("path")):
         return  # a document sends nothing (its secrets are the credentials family's)

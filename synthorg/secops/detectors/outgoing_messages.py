@@ -10,7 +10,7 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
 from synthorg.secops.detectors.network import personal_mailbox
-from synthorg.secops.detectors.patterns import REPORTING_WORDS, finding
+from synthorg.secops.detectors.patterns import REPORTING_WORDS, VIEW_SEPARATOR, finding
 from synthorg.secops.detectors.sensitive_data import people_records
 from synthorg.secops.messages import (
     asks_privilege,
@@ -32,7 +32,7 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         return
     names = [n for n in TEXT_ARGUMENTS if n in call.arguments]
     raw = "\n".join(call.text(n) for n in names)
-    view = "\n".join(v for n in names for v in call.argument_views[n])
+    view = VIEW_SEPARATOR.join(v for n in names for v in call.argument_views[n])  # (no match spans two)
     if shares_secret(view):
         yield finding("secrets.in_message", "writes a password, token or key into a message")
         return

@@ -35,6 +35,9 @@ _AS_ROOT_NOW = (  # (hints, pattern)
 )
 # privileges that last: setuid bits, sudoers, keys, persistence, container escapes, roles
 _LASTING = (
+    ("users create|add-role|createsuperuser",
+     r"\bairflow\s+users\s+(?:create|add-role)\b[^;&|]*\s(?:-r|--role)\s+admin\b"
+     r"|\bmanage\.py\s+createsuperuser\b(?![^;&|]*--username[= ]\S*(?:test|dev|local))"),
     ("chmod|chown|chgrp|-perm|getcap",
      r"\bchmod\b[`\s]+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s|0?[2467][0-7]{3})\b|\bchown\s+(?:-\w+\s+)*root\b"
      r"|\bchgrp\s+(?:-\w+\s+)*(?:root|sudo|wheel)\b|-perm\s+[-/]?(?:[ug]=s|[246]000|\+s)\b|\bgetcap\s+-r\b"),
@@ -208,11 +211,17 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
         yield finding("privilege.escalation", "seeks privileges the agent does not hold")
 
 
+_FAKE_PRIVILEGED = re.compile(r"(?:^|/)(?:s?bin|\.local/bin)/(?:sudo|su|doas|pkexec|passwd|login|ssh|ssh-add|gpg)$")
+
+
 def _written_privilege(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
                        ) -> Iterator[Finding]:
     """A file written: lasting privileges in it are denied; roles granted in a config file
     are for a person to judge (in source and tests they are data)."""
-    if any(_PRIVESC_WRITTEN.search(v) for v in code):
+    if _FAKE_PRIVILEGED.search(call.text("path").lower()):
+        yield finding("privilege.escalation", "writes a command named like sudo or su into a bin folder "
+                      "(one found first on the PATH catches the passwords typed into it)")
+    elif any(_PRIVESC_WRITTEN.search(v) for v in code):
         yield finding("privilege.escalation", "writes a file that grants lasting privileges")
     elif not _SOURCE_FILE.search(call.text("path").lower()) and any(_PRIV_GRANT.search(v) for v in views):
         yield finding("privilege.escalation", "writes a file that grants privileges", block=False,

@@ -66,6 +66,23 @@ _PARENT_DIR = re.compile(r"\$\{pwd(?:%/|/)[^}]*\}|\$\(\s*dirname\s+[\"']?(?:\$\{
 _MESSAGE_TEXT = re.compile(r"\s(?:-[a-z]*m|--message|--title|--body|--notes)[= ]\s*([\"'])(?:(?!\1).)*\1")
 
 
+# a command substitution inside a word (a part of a path), not a word of its own
+_EMBEDDED_SUBSTITUTION = re.compile(r"(?<=[\w./~-])(?:\$\([^()`]*\)|`[^`]*`)|(?:\$\([^()`]*\)|`[^`]*`)(?=[\w./~-])")
+
+
+def _unknown_part(m: re.Match[str]) -> str:
+    """What a substitution inside a path stands for: in a relative path, a name of the
+    workspace's own; in an absolute one, any name (`/workspace/$(x)/notes` may be anyone's);
+    at the start, any place."""
+    text = m.string
+    start = m.start()
+    while start > 0 and text[start - 1] not in " \t=<>(,;|&\"'":
+        start -= 1
+    if m.start() == start:  # (it may give an absolute path: `dirname $PWD`/eng-4)
+        return "/*" if text[m.end():m.end() + 1] == "/" else "_"
+    return "*" if text[start:start + 1] in ("/", "~") else "_"
+
+
 def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | None = None
                     ) -> Iterator[tuple[str, bool]]:
     """(path, written) for the paths a shell command names after its verb (a command's own
@@ -91,6 +108,8 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
     if ("'" in view or '"' in view) and _QUOTED_SEPARATOR.search(view):
         # a quoted | or ; is text (grep's "a|b"), not the end of a command
         view = _QUOTED_SEPARATOR.sub(_as_text, view)
+    if "$(" in view or "`" in view:  # exports/$(date +%F)/: one word, the substitution read on its own
+        view = _EMBEDDED_SUBSTITUTION.sub(_unknown_part, view)
     cwd = ""
     for text in _SEGMENT.split(view):
         segment = text.split()

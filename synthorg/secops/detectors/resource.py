@@ -107,7 +107,7 @@ _LOOP_SHELL = fast_regex(r"\bwhile\s+(?:true|:|\[\[?\s*(?:1|true|:)\s*\]\]?|test
                          r"|\bfor\s*\(\([^;)]*;\s*;"  # for ((;;)), for ((i=0;;i++))
                          r"|\buntil\s+false\b")
 _LOOP_PY = fast_regex(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\w+\s+in\s+iter\(\s*int\s*,|"
-                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\(|\bwhile\s*\(\s*\$?(?:true|1)\s*\)|\bfor\s*\(\s*;\s*;\s*\)")
+                      r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\((?!\s*(?:\*|distinct\b))|\bwhile\s*\(\s*\$?(?:true|1)\s*\)|\bfor\s*\(\s*;\s*;\s*\)")
 _SELF_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
 _SELF_LAMBDA = re.compile(r"\b(\w+)\s*=\s*lambda\b[^:]*:\s*\1\(")  # f = lambda: f()
 
@@ -176,18 +176,26 @@ def _redos(view: str) -> bool:
 
 # a miner named anywhere in a call (a deployment's image, a request's body) is one started
 _MINER = Hinted(fast_regex(r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|ssl)://|\bcryptonight\b|\bnicehash\b"
+                    r"|\s-o\s+\S*(?:pool|xmr|monero)\S*:\d{4}\b|\bmonero\w*\.|\bxmr\w*pool"
                     r"|\bethminer\b|\b(?:pool|mine)\.(?:hashvault|supportxmr|minexmr|nanopool|f2pool|2miners)\b"),
                 "xmrig|minerd|cpuminer|stratum|cryptonight|nicehash|ethminer|hashvault|supportxmr|minexmr|nanopool|"
-                "f2pool|2miners")
+                "f2pool|2miners|pool|xmr|monero")
 _SCALED_UP = Hinted(fast_regex(r"\b(?:minreplicas|replicas|parallel\w*|desired_?(?:count|capacity)|max_?size|instance_?count)"
                                r"\W+(?:value\W+)?\d{3,}|\bmax_?\w*(?:jobs|workers|runners|concurrency|parallelism)\W+\d{4,}"
                                r"|\b(?:rps|qps|requests_per_second|rate|concurrency|virtual_users|vus)"
                                r"\W+\d{5,}"), "replicas|parallel|desired|max|count")
 # machines made by the hundred in infrastructure code: a count on an instance resource
 _FLEET = Hinted(fast_regex(r"\bresource\s+[\"'](?:aws_instance|aws_spot_instance_request|google_compute_instance|azurerm_\w*virtual_machine"
-                           r"|digitalocean_droplet|hcloud_server)[\"'][^}]*?\bcount\s*=\s*\d{3,}"), "resource")
+                           r"|digitalocean_droplet|hcloud_server)[\"'][^}]*?\bcount\s*=\s*\d{3,}"
+                           # a shared cluster's executors by the thousand, a warehouse at its largest
+                           r"|--num-executors[= ](?:\d{4,}|[5-9]\d\d)\b|\bspark\.executor\.instances[= ](?:\d{4,}|[5-9]\d\d)\b"
+                           r"|\bwarehouse_size\s*=\s*'?(?:x[4-6]-?large|[4-6]x-?large)\b"
+                           # a scheduler's backfill over decades: from before 2000, or to past 2030
+                           r"|\bbackfill\b[^;&|]*(?:(?:-s|--start-date)[= ]['\"]?1\d{3}-|(?:-e|--end-date)[= ]['\"]?(?:20[3-9]\d|2[1-9]\d\d)-)"),
+                "resource|num-executors|executor.instances|warehouse_size|backfill")
 # an autoscaler's or a pool's size in the hundreds; a batch of millions of runs
-_SCALING_API = re.compile(r"autoscal|scaling|node-?pools?|runners|instance-?groups|/asgs?\b|/fleets?\b")
+_SCALING_API = re.compile(r"autoscal|scaling|node-?pools?|runners|instance-?groups|/asgs?\b|/fleets?\b"
+                          r"|/(?:instances|servers|machines|vms|droplets|nodes|workers)\b")
 _SIZED = re.compile(r"[\"'](?:min|max|desired|size|count|capacity)\w*[\"']\s*:\s*\d{3,}")
 _MANY_RUNS = re.compile(r"[\"'](?:n|num_\w+|count|batch_size|iterations|repeat|copies)[\"']\s*:\s*\d{6,}")
 _HUGE_PAGE = re.compile(r"[?&](?:size|limit|per_page|page_size|first|max_results|count|rows)=\d{9,}")

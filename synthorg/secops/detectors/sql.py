@@ -70,6 +70,8 @@ SQL_PRIVILEGE_PARTS = (
      r"[^)]*\)\s*values\b[^;]*(?:'(?:\w*admin\w*|super\w*|owner|root)'|\btrue\b)"
      r"|\bsecurity_definer\b|\bidentified\s+by\b|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
      r"|\bupdate\s+mysql\.user\b|\bxp_cmdshell\b|\bfrom\s+program\s+'"
+     # a user's role set to an administrator's in an application's own tables
+     r"|\bupdate\s+[\w.\"`]*(?:users?|members?|accounts?)_?roles?\w*\s+set\b[^;]*\b(?:\w*admin\w*|superuser|owner|root)\b"
      r"|\bxp_(?:dirtree|fileexist|subdirs|regread|regwrite|regdeletekey)\b"),
     # SQL's own ways to more privilege: broad grants, server roles, logins, code run as the
     # server (untrusted languages, COPY ... PROGRAM, security definer), the catalogs of users,
