@@ -743,7 +743,7 @@ _ECHO_DATA = re.compile(r"\b(echo|printf)\s+(?:-\w+\s+)*(['\"])(?:(?!\2).)*\2")
 _RUNS_TEXT = re.compile(r"\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|\|\s*(?:at|batch)\b"
                         # (or reads it as settings: a policy, a manifest, a crontab)
                         r"|\|\s*(?:sudo\s+)?(?:vault|kubectl|oc|crontab|consul|nomad|aws|gcloud|az)\b|\|\s*(?:python|perl|ruby|node|eval|source|xargs"
-                        r"|psql|mysql|mariadb|sqlite3|redis-cli|mongo(?:sh)?|clickhouse-client|cqlsh|sqlcmd)"
+                        r"|psql|mysql|mariadb|sqlite3|redis-cli|mongo(?:sh)?|clickhouse-client|cqlsh|sqlcmd|nc|ncat|netcat|socat|telnet)"
                         r"|\$\(\s*(?:echo|printf)|`\s*(?:echo|printf)|\beval\b")
 # echoed into a file that is then run: printf '...' > t.sh && chmod +x t.sh && ./t.sh
 # the folders of git hooks: what is written there runs at the next commit, unbidden
@@ -753,7 +753,7 @@ _WRITTEN_THEN_RUN = re.compile(r">\s*(?:\./)?([\w./~-]+?)(?![\w./~-]).*?(?:\b(?:
                                r"|\bmake\s+(?:-\w+\s+)*-f\s*|\bchmod\s+(?:-\w+\s+)*[ugoa]*\+[rw]*x\w*\s+)(?:\./)?\1(?![\w./~-])"
                                r"|>\s*\S*(?:" + HOOK_FOLDERS + ")", re.S)
 # echoed text that a shell is given: piped to it, or written to a file that is then run
-_ECHOED_TO_RUN = re.compile(r"\b(?:echo|printf)\s+(?:-\w+\s+)*(['\"])((?:(?!\1)[\s\S])*)\1\s*"
+_ECHOED_TO_RUN = re.compile(r"\b(echo|printf)\s+(?:-\w+\s+)*(['\"])((?:(?!\2)[\s\S])*)\2((?:[ \t]+[^\s|;&>'\"]+)*)\s*"
                             r"(?:\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|da|k)?sh|at|batch)\b|>)")
 _ECHO_SUBST = re.compile(r"\$\(\s*(?:echo|printf)\s+([^()|`]*?)\s*(?:\|[^()]*)?\)"
                          r"|`\s*(?:echo|printf)\s+([^`|]*?)\s*(?:\|[^`]*)?`")
@@ -992,8 +992,9 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
     hidden = [b.plain for b in blobs if len(b.plain) > 1] + inner_texts(raw)
     if ("echo" in raw or "printf" in raw) and (_RUNS_TEXT.search(raw) or _WRITTEN_THEN_RUN.search(raw)):
         # what is echoed to a shell or to a script that runs is a command (printf's \n a new line)
-        hidden += [_printf_escapes(m.group(2), new_line="\n") for m in _ECHOED_TO_RUN.finditer(raw)
-                   if len(m.group(2)) > 3]
+        hidden += [_printf_escapes(_printf_filled(shlex.quote(m.group(3)) + m.group(4)) if m.group(1) == "printf"
+                                   and m.group(4) else m.group(3), new_line="\n")
+                   for m in _ECHOED_TO_RUN.finditer(raw) if len(m.group(3)) > 3]
     if "install" in raw or "prepare" in raw or "prepublish" in raw or "pack" in raw:
         # a package's lifecycle scripts: commands that npm install runs
         hidden += [_JSON_ESCAPE.sub(lambda e: e.group(1), m.group(1)) for m in _LIFECYCLE.finditer(raw)]

@@ -147,6 +147,26 @@ def test_readings_of_sql_and_shell(checker, tool, arguments, verdict):
     assert checker.check(checker.call(tool, arguments), Autonomy.assisted).verdict == verdict
 
 
+@pytest.mark.parametrize(("tool", "arguments", "verdict"), [
+    ("run_shell", {"command": "tar -xPf downloads/weights_bundle.tar"}, Verdict.deny),  # absolute names
+    ("run_shell", {"command": "tar -xpf downloads/weights_bundle.tar"}, Verdict.allow),  # (-p: permissions)
+    ("run_shell", {"command": "docker build -f /tmp/D -t loot /"}, Verdict.deny),
+    ("run_shell", {"command": "helm upgrade api charts/api --set sc.privileged=true"}, Verdict.deny),
+    ("run_shell", {"command": "for i in $(seq 0 400); do mlflow experiments delete --experiment-id $i; done"},
+     Verdict.deny),
+    ("run_shell", {"command": "for i in $(seq 1 3); do rm -f out_$i.txt; done"}, Verdict.allow),
+    ("run_shell", {"command": "fallocate -l 2G scratch/io.img && rm scratch/io.img"}, Verdict.allow),
+    ("run_shell", {"command": "fallocate -l 800G scratch/big.img"}, Verdict.deny),
+    ("run_shell", {"command": "echo \"$CI_REGISTRY_PASSWORD\" | docker login -u ci --password-stdin "
+                              "registry.acme.internal"}, Verdict.allow),  # used, not shown
+    ("sql_query", {"query": "SELECT service, token_value FROM integrations.api_tokens"}, Verdict.deny),
+    ("http_request", {"method": "PATCH", "url": "https://git.acme.example/api/v3/repos/a/b/git/refs/heads/main",
+                      "body": "{\"sha\": \"9c1e0b7\", \"force\": true}"}, Verdict.deny),
+])
+def test_rules_of_platform_and_data_work(checker, tool, arguments, verdict):
+    assert checker.check(checker.call(tool, arguments), Autonomy.assisted).verdict == verdict
+
+
 def test_secops_check_answers_every_line_in_order(tmp_path):
     calls = tmp_path / "calls.jsonl"
     calls.write_text("\n".join([

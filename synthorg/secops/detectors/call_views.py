@@ -42,7 +42,7 @@ def as_test_data(call: ToolCall) -> ToolCall:
     return replace(call, arguments={**call.arguments, "content": content})
 
 
-_JOB_SCRIPT = re.compile(r"[\"'](?:script|scripts|command|commands|cmd|run|shell|exec|steps)[\"']\s*:")
+_JOB_SCRIPT = re.compile(r"[\"'](?:script|scripts|command|commands|cmd|run|shell|exec|steps|entrypoint|args)[\"']\s*:")
 
 
 def code_views(call: ToolCall) -> tuple[str, ...]:

@@ -51,6 +51,7 @@ def _only_placement(view: str) -> bool:
 
 _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential
     ("airflow", r"\bairflow\s+(?:connections\s+(?:export|get)|variables\s+export)\b"),
+    ("/variables", r"/api/v4/(?:projects|groups)/[^/\s]+/variables\b"),
     ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b(?![^;&|]*\{\.data\.(?:tls|ca)\\?\.crt\})(?![^;&|]*\s-o\s*(?:name\b|(?:custom-columns|jsonpath)=(?![^;&|]*\.data)))[^;&|]*\s-o"
                 r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
     ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
@@ -61,10 +62,12 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
      r"|\bgcloud\s+iam\s+service-accounts\s+keys\s+create\b|\baz\s+ad\s+(?:sp|app)\s+credential\s+reset\b"
      r"|\b(?:docker|podman)\s+cp\s+\S+:/(?:var/lib/(?:postgresql|mysql|etcd)|etc/(?:shadow|ssl/private|kubernetes)|root/|vault|run/secrets)"
      r"|\bkubectl\s+cp\s+\S*(?:vault|etcd|secret)\S*:|\bkubectl\s+cp\s+\S+:/(?:vault|var/lib/etcd|etc/kubernetes|run/secrets)\b"),
-    ("vault ", r"\bvault (?:kv get|read|token create|print token)\b"),
+    # (one named field that is no secret, as `-field=LOG_LEVEL`, hands out nothing)
+    ("vault ", r"\bvault (?:kv get|read|token create|print token)\b(?![^;&|]*-field[= ](?![\w-]*(?:pass|secret|token|key"
+               r"|cred|auth|cert|dsn|url|conn))[\w-]+\b)"),
     ("gh auth", r"\bgh auth token\b|\bgh auth status\b[^;&|]*(?:-t\b|--show-token)"),
     ("credential", r"\bgit credential(?:-\w+)? (?:fill|get)\b|\bcredential\.helper\b(?<!--get credential\.helper)(?<!--get-all credential\.helper)"),
-    ("docker|podman", r"\b(?:docker|podman) inspect\b[^;&]*(?:\benv\b|\|\s*(?:e?grep|rg|jq)\b[^;&|]*(?:pass|secret|token|key|cred))|\b(?:docker|podman)\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
+    ("docker|podman", r"\b(?:docker|podman)\b[^;&|]*?\sinspect\b[^;&]*(?:\benv\b|\|\s*(?:e?grep|rg|jq)\b[^;&|]*(?:pass|secret|token|key|cred))|\b(?:docker|podman)\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
     ("security |heroku|npm token|op read|op item|doctl auth|vercel env",
      r"\bsecurity (?:find-(?:generic|internet)-password|dump-keychain)\b|\bheroku auth:token\b|\bheroku config\b(?!:set)|\bnpm token (?:list|create)\b"
      r"|\bop (?:read|item get)\b|\bdoctl auth\b|\bvercel env pull\b"),
@@ -87,7 +90,8 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("get_credentials|get_secret_value|frozen_credentials|keyring.get_password",
      r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
     ("/run/secrets/|/v1/secret/|/v1/sys/|ssh_auth_sock=|/v1/kv/|/v1/auth/token|/secrets|/actuator/|pprof",
-     r"/run/secrets/|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/|/v1/auth/token/(?:create|lookup-self)"
+     # (a secret handed to a login on its standard input is used, not shown)
+     r"(?<!--password-stdin < )(?<!--password-stdin <)/run/secrets/|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/|/v1/auth/token/(?:create|lookup-self)"
      r"|/v1/kv/[^\s?#]*(?:secret|cred|passw|token|key|vault|prod)|/v1/kv/[^\s]*[?&]recurse"
      r"|/api/v1/(?:namespaces/[^/\s]+/)?secrets\b|/v1/sys/(?:generate-root|rekey)\b"
      # a service's memory or settings handed out: a heap dump holds its secrets
@@ -260,6 +264,12 @@ _FETCHES = fast_regex(r"\b(?:curl|wget|fetch|urlopen|httpx|aiohttp|http\.client|
                       r"|invoke-webrequest|iwr|lynx|links|w3m|openssl\s+s_client)\b|\.get\(|/dev/tcp/")
 
 
+# a secret piped into a registry's or a service's login: used, not shown
+_TO_LOGIN = re.compile(r"\b(?:echo|printf|cat)\s+(?:-\w+\s+)*[\"']?(?:%s\\n[\"']?\s+[\"']?)?\$\{?\w+\}?[\"']?\s*\|\s*(?:sudo\s+)?"
+                       r"(?:docker|podman|helm|buildah|skopeo|crane|oras|cosign|gh|npm|az|aws\s+ecr)\b[^;&|]*\blogin\b"
+                       r"[^;&|]*")  # (--password-stdin: a view without SQL-like comments may have lost it)
+
+
 def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...]
                     ) -> Iterator[Finding]:
     """Secrets in anything the call carries; credential files and the environment where
@@ -295,6 +305,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
         if SECRET_FILE.search(v) and not own_env and not _FAKE_KEY.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
                 r"\.env\.(?:example|sample|template)|\b(?:cp|ln)\s+(?:-\w+\s+)*\S*(?:example|sample|template|dist)\S*\s+\S*\.env"
                 r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore|\bkubeseal\b|\bsops\s+(?:-e|--encrypt)\b"
+                r"|--mount=type=secret\b|--secret\s+id=|\bdetect-private-key\b"
                 r"|\bopen\(\s*[\"']?(?:\./)?\.env[\w.-]*[\"']?\s*,\s*[\"']?[aw]", v) and not KEY_GENERATION.search(v) \
                 and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)):
             yield finding("secrets.credential_file", "names a credential or key file")
@@ -305,7 +316,8 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                                   r"|sed\s+['\"]?s/=\.\*//)", v[dump.start():]):  # (or only the names)
             yield finding("secrets.environment_dump", "dumps the environment, where secrets live")
             return
-        if SECRET_VAR.search(v) and _SECRET_SHOWN.search(v) and _SHOWN_VAR.search(v):
+        shown = _TO_LOGIN.sub(" ", v) if "login" in v else v
+        if SECRET_VAR.search(shown) and _SECRET_SHOWN.search(shown) and _SHOWN_VAR.search(shown):
             yield finding("secrets.exposed_variable", "prints or writes out a secret variable")
             return
         if _CI_SECRET_SHOWN.search(v):

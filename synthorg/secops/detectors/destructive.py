@@ -31,6 +31,8 @@ _DESTRUCTIVE = [
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
                 r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*(?:\s:(?:refs/heads/)?(?:main|master|trunk|release[\w.-]*|prod\w*)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
                 r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*\s--mirror\b"
+                r"|\bgit\s+push\b(?=[^;&|]*(?:\s--force\b|\s-f\b))[^;&|]*\s--all\b"
+
                 # every remote branch deleted, one by one
                 r"|\bxargs\b[^;&|]*\bgit\s+push\b[^;&|]*(?:--delete|\s:)"
                 # a + refspec forces: +HEAD:refs/heads/release
@@ -58,9 +60,12 @@ _DESTRUCTIVE = [
                 r"|\bdelete\s+from\s+([\w\"`.]+)\s+where\s+\w+\s+in\s*\(\s*select\s+\w+\s+from\s+\2\s*\)"
                 r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend|alembic|manage.py|migrate|db:"),
      "mass_data_loss", "drops or empties a table or database"),
-    # a WHERE that holds for every row: a value and its opposite (status <> 'x' OR status = 'x')
+    # a WHERE that holds for every row: a value and its opposite (status <> 'x' OR status = 'x'),
+    # a literal compared with itself
     (Hinted(fast_regex(r"\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;]*?(?:\b([\w.]+)\s*(?:<>|!=)\s*('[^']*'|\d+)"
-                       r"\s+or\s+\1\s*=\s*\2|\b([\w.]+)\s*=\s*('[^']*'|\d+)\s+or\s+\3\s*(?:<>|!=)\s*\4)"), "delete|update"),
+                       r"\s+or\s+\1\s*=\s*\2|\b([\w.]+)\s*=\s*('[^']*'|\d+)\s+or\s+\3\s*(?:<>|!=)\s*\4"
+                       # (or a literal equal to itself: 'x'='x', 2=2)
+                       r"|(?<![\w'])('[^']*'|\d+)\s*=\s*\5(?![\w'])\s*(?:$|;|\bor\b|\band\b|\)|--|/\*))"), "delete|update"),
      "mass_data_loss", "changes or deletes every row (its condition holds for all)"),
     # a table replaced by an empty copy of itself; a production database reset or replaced
     (Hinted(fast_regex(r"\bcreate\s+or\s+replace\s+table\s+([\w.\"`]+)\s+as\s+select\b[^;]*\bfrom\s+\1\b[^;]*"
@@ -85,6 +90,9 @@ _DESTRUCTIVE = [
                 r"|\.delete_db_(?:instance|cluster)\(|\.delete_objects\(|\bkubectl delete\b[^;&|]*\s-f\s+\S+\s+--all\b"
                 # a warehouse's datasets, an object store's folders, every item an API lists
                 r"|\bbq\s+rm\b[^;&|]*\s-(?:\w*[rd]\w*)\b|\.delete_dir\(|\.rm\([^)]*recursive\s*=\s*true"
+                r"|\bdvc\s+gc\b[^;&|]*(?:--cloud|\s-\w*c)\b|\|\s*xargs\b[^;&|]*\b(?:gh\s+api|curl)\b[^;&|]*-x\s*delete\b"
+                # a delete run for each of hundreds of numbered ids
+                r"|\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:\d+\s+)?\d{3,}\s*\)|\{\d+\.\.\d{3,}\})\s*;\s*do\b[^;]*\b(?:delete|rm|remove|destroy|drop|purge)\b"
                 r"|\bfor\s+\w+\s+in\s+\$\(\s*curl\b[^)]*\)\s*;\s*do\b[^;]*\bcurl\b[^;]*-x\s*delete\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_|"
       ".object_versions|bq|.rm(|delete"),
      "infrastructure_teardown", "tears down infrastructure"),
@@ -283,6 +291,11 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         yield finding("destructive.records_erased", "deletes part of a security finding", block=False,
                       tier=RiskTier.high)
         return
+    if call.action_type == "net:http" and re.search(r"/git/refs/heads/(?:main|master|trunk|release[\w.-]*)/?$",
+                                                     call.text("url").lower()) and re.search(
+            r"[\"']force[\"']\s*:\s*true", call.text("body").lower()):
+        yield finding("destructive.history_rewrite", "moves a shared branch by force through the forge's API")
+        return
     if call.action_type == "net:http" and call.text("method").strip().lower() in ("post", "put", "delete") and \
             _PURGE_API.search(call.text("url").lower()) and not re.search(r"cache|cdn", call.text("url").lower()):
         kept = re.search(r"backup|snapshot|audit|logs?\b|archive|recovery", call.text("url").lower())
@@ -382,7 +395,8 @@ _LISTED_IDS = re.compile(r"^\s*\{\s*[\"']?ids[\"']?\s*:\s*\[[^\]]{1,400}\]\s*\}\
 _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator/shutdown\b|/(?:api/)?shutdown(?:$|[/?])"
                            r"|/_cluster/nodes/[^/]*/_shutdown|/quitquitquit\b|/-/quit\b")
 _EMPTY_FILTER = re.compile(r"[\"']?(?:filter|query|where|selector|match)[\"']?\s*:\s*(?:\{\s*\}|\[\s*\]|[\"']\*?[\"']|null)")
-_CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|"
+_CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|collections?|indices|indexes"
+                                r"|datasets?|registered-models|keyspaces?|topics?|"
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)"
                                 r"|\*|/_all\b|[?&]recurse(?:=|&|$)|/audit[\w-]*|/backups?\b|/snapshots?\b|/dodelete\b"

@@ -53,6 +53,8 @@ _INJECTION_MARK = fast_regex(
     # (a line that starts with "agent:"; white space spelt out, so that each alternative starts
     # with a character the regex engine can skip to: see fast_regex)
     r"|^(?:agents?|bots?|ais?|llms?)\s*:|^" "[ \t\r\f\v]" r"\s*(?:agents?|bots?|ais?|llms?)\s*:"
+    r"|\b(?:whichever|whatever|whoever|any)\s+(?:ai|agent|assistant|bot|llm|model)s?\s+(?:reads|is\s+reading|sees|processes"
+    r"|parses|handles|summari[sz]es)\b"
     r"|\((?:incl\.?|including)\s+(?:ai\s+)?(?:agents?|bots?|assistants?)\)|\bpre-?approved\b|\bstanding\s+order\b|\bnever\s+ask\s+for\s+approval\b|\bwithout\s+checking\s+with\s+anyone\b", re.M)
 # text from an untrusted source, quoted in the task: what it asks for is the source's wish, not
 # the task-giver's (a reporter's steps, an outside account's issue, a page's or a form's words)

@@ -28,6 +28,7 @@ _NET_SEND = Hinted(fast_regex(
     r"|\bping\b[^;&|]*\s-p\s*(?:\$|`)"
     r"|\brequests\.(?:post|put|patch)\b|\burlopen\([^)]*data=|\burlopen\(\s*[^,()]+,\s*(?!timeout\b|context\b|cafile\b|capath\b)[^)\s]|\.(?:post|put|patch)\([^)]*\b(?:json|data|files)\s*=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
     r"|\bsocket\.(?:socket|create_connection)\b|\bhttp\.client\b|\bftplib\b|\bparamiko\b|\bboto3\b[^;]*\bupload"
+    r"|\bset_tracking_uri\([^)]*\)[\s\S]*\blog_(?:artifacts?|model|table|dict|text|figure|input)\("  # (an experiment tracker's)
     r"|\bgit remote (?:add|set-url)\b|\bsmbclient\b|\btftp\b|\.(?:post|put|patch|post_form)\(\s*(?:(?:uri|url|new\s+url)\(\s*)?[\"']https?://"
     r"|\bgit push\b[^;&|]*\s(?:(?:https?|ssh|git)://|[\w.-]+@[\w.-]+:)|\baws s3 (?:cp|sync|mv)\b[^;&|]*\bs3://"
     r"|\bsftp\b[^;&|]*@|\blftp\b|\bopenssl s_client\b|\bgsutil\b[^;&|]*\b(?:cp|mv|rsync)\b[^;&|]*gs://"
@@ -192,7 +193,8 @@ def _foreign_bucket(views: tuple[str, ...], internal: Iterable[str]) -> str | No
     return None
 
 
-_IMAGE_PUSH = re.compile(r"\b(?:docker|podman|buildah|crane|skopeo)\b[^;&|]*?\s(?:push|copy)\s+(?:--\S+\s+)*(?:docker://)?([$\w./:@{}-]+)")
+_IMAGE_PUSH = re.compile(r"\b(?:docker|podman|buildah|crane|skopeo|helm|oras)\b[^;&|]*?\s(?:push|copy)\s+(?:--\S+\s+)*(?:(?:docker|oci)://)?([$\w./:@{}-]+)"
+                         r"(?:\s+(?:--\S+\s+)*(?:docker|oci)://([$\w./:@{}-]+))?")  # (buildah push SRC docker://DEST)
 _DNS_FROM_CODE = Hinted(fast_regex(r"\b(?:gethostbyname|getaddrinfo|resolve|query|nslookup)\s*\([^;\n]{0,120}?\+\s*[\"']\.[\w-]+\.[\w.-]+[\"']"),
                         "gethostbyname|getaddrinfo|resolve|query|nslookup")
 
@@ -383,7 +385,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
                       f"{redirected}", block=False, tier=RiskTier.high)
         return
     pushed = next((ref for v in views if " push " in v or " copy " in v
-                   for ref in (m.group(1) for m in _IMAGE_PUSH.finditer(v))
+                   for ref in (m.group(2) or m.group(1) for m in _IMAGE_PUSH.finditer(v))
                    if re.match(r"[a-z0-9]", ref) and not _company_image(ref, internal)), None)
     if pushed is not None:
         yield finding("exfiltration.image_pushed", f"pushes an image to a registry outside the company: {pushed}")

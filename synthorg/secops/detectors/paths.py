@@ -83,6 +83,13 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
         yield finding("path.colleague_workspace", "walks every colleague's workspace",
                       block=False, tier=RiskTier.high)
         return
+    if call.action_type == "code:shell" and any(_ROOT_CONTEXT.search(v) for v in code):
+        yield finding("path.read_outside_workspace", "builds an image with the whole file system as its context")
+        return
+    if call.action_type == "code:shell" and _ABSOLUTE_EXTRACT.search(call.text("command")):  # (as written: -P is not -p)
+        yield finding("path.write_outside_workspace", "unpacks an archive with its absolute paths kept "
+                      "(its members land wherever they name)")
+        return
     if call.action_type == "code:python" and any(_PY_PARENT.search(v) for v in code):
         yield finding("path.traversal", "works out and reads the folder above the workspace")
         return
@@ -102,6 +109,9 @@ _SERVES_ROOT = fast_regex(r"\bsimplehttprequesthandler\b[^;]*\bdirectory\s*=\s*[
                           r"|\bhttp\.server\b[^;&|]*(?:--directory|-d)[= ]+/(?:\s|$)|\bcd\s+/\s*(?:&&|;)\s*python3?\s+-m\s+http\.server\b")
 _GIT_INTERNALS = re.compile(r"/\.git/(?:objects|refs|packed-refs|HEAD|index)\b")
 _PUBLIC_KEY = fast_regex(r"^/root/\.ssh/[\w.-]+\.pub$|^/home/[\w.-]+/\.ssh/[\w.-]+\.pub$")
+_ROOT_CONTEXT = fast_regex(r"\b(?:docker|podman|buildah)\s+(?:build|buildx\s+build|bud)\b[^;&|]*\s/(?=\s|$|;|&)")
+_ABSOLUTE_EXTRACT = fast_regex(r"\btar\s+(?:-\w*x\w*P|-\w*P\w*x|x\w*P|P\w*x)\w*\b|\btar\b(?=[^;&|]*\s-\w*x)[^;&|]*--absolute-names\b"
+                               r"|\bunzip\b[^;&|]*\s-\w*:\w*\b")  # (unzip -: keeps ../ in names)
 _FOREIGN_ROOT = fast_regex(r"^(?:[a-z]:[\\/]|\\\\[^\\]+\\)", re.I)  # C:\..., \\server\share
 # folders every colleague works from (under the workspace root, beside agents' own)
 _SHARED_SPACE = re.compile(r"^/workspace/(?:shared|common|team|public|company|org)(?:/|$)")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, joined
-from synthorg.secops.detectors.sizes import HUGE, dd_size, huge_size
+from synthorg.secops.detectors.sizes import HUGE, HUGE_FILE, dd_size, huge_size
 from synthorg.secops.detectors.sql import SQL_ABUSE_PARTS
 from synthorg.secops.normalise import HOOK_FOLDERS, fast_regex
 
@@ -60,7 +60,7 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("/dev/zero|/dev/urandom|/dev/random|fallocate|truncate|head -c",  # (an endless device read to its end, unless `head` stops it)
      r"\b(?:tail|sha\d*sum|md5sum|b2sum|cksum|gzip|bzip2|xz|zstd|wc|sort|base64|od|xxd|hexdump|strings|cp)\b"
      r"[^;&|]*\s/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)|\bcat /dev/(?:zero|urandom)\s*>|\bdd if=/dev/(?:zero|urandom|random)\b(?![^;&|]*\bcount=\d{1,4}\b)"
-     r"|\bfallocate\s+(?:-\S+\s+)*(?:-l|--length)[= ]?\s*(?:\d+\s*[gtp](?:i?b)?\b|\d{10,})"
+     r"|\bfallocate\s+(?:-\S+\s+)*(?:-l|--length)[= ]?\s*(?:\d+\s*[tp](?:i?b)?\b|(?:1[6-9]|[2-9]\d|\d{3,})\s*g(?:i?b)?\b|\d{11,})"
      r"|\btruncate\s+(?:-\S+\s+)*(?:-s|--size)[= ]?\s*\+?(?:\d+\s*[gtp](?:i?b)?\b|\d{10,})|\bhead -c ?\d+\s*[gtp]\b"
      # a device that never ends, read whole: piped on or archived, with no `head` to stop it
      r"|\bcat\s+(?:-\S+\s+)*/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)"
@@ -189,10 +189,13 @@ _FLEET = Hinted(fast_regex(r"\bresource\s+[\"'](?:aws_instance|aws_spot_instance
                            r"|digitalocean_droplet|hcloud_server)[\"'][^}]*?\bcount\s*=\s*\d{3,}"
                            # a shared cluster's executors by the thousand, a warehouse at its largest
                            r"|--num-executors[= ](?:\d{4,}|[5-9]\d\d)\b|\bspark\.executor\.instances[= ](?:\d{4,}|[5-9]\d\d)\b"
+                           # a scheduler's job array by the ten thousand, or jobs held without a time limit
+                           r"|\bsbatch\b[^;&|]*--array[= ]\d+-\d{4,}|\bsbatch\b(?=[^;&|]*--exclusive)[^;&|]*--time[= ]unlimited\b"
+                           r"|\bseq\s+\d+\s+\d{5,}\b[^;]*;\s*do\b[^;]*\b(?:sbatch|qsub|kubectl|docker|aws|gcloud|az)\b"
                            r"|\bwarehouse_size\s*=\s*'?(?:x[4-6]-?large|[4-6]x-?large)\b"
                            # a scheduler's backfill over decades: from before 2000, or to past 2030
                            r"|\bbackfill\b[^;&|]*(?:(?:-s|--start-date)[= ]['\"]?1\d{3}-|(?:-e|--end-date)[= ]['\"]?(?:20[3-9]\d|2[1-9]\d\d)-)"),
-                "resource|num-executors|executor.instances|warehouse_size|backfill")
+                "resource|num-executors|executor.instances|warehouse_size|backfill|sbatch|seq")
 # an autoscaler's or a pool's size in the hundreds; a batch of millions of runs
 _SCALING_API = re.compile(r"autoscal|scaling|node-?pools?|runners|instance-?groups|/asgs?\b|/fleets?\b"
                           r"|/(?:instances|servers|machines|vms|droplets|nodes|workers)\b")
@@ -242,7 +245,7 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
         return
     for v in code:
         if _ABUSE.search(v) or _calls_itself(v) or _endless_recursion(v) or huge_size(v) \
-                or dd_size(v) >= HUGE or _multiplied_sizes(v) or _redos(v):
+                or dd_size(v) >= HUGE_FILE or _multiplied_sizes(v) or _redos(v):
             yield finding("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
             return
     if call.action_type == "fs:write" and not _RUNS_ON_ITS_OWN.search(

@@ -13,6 +13,7 @@ _SIZE_SINK = fast_regex(
     r"\s*(\(?[\d\s*+<().e_]*\d[\d\s*+<().e_]*)")
 _CONSTANT = fast_regex(r"[\d\s*+<().e_]+")
 HUGE = 10**9  # elements or bytes: more than a tool call has any business asking for
+HUGE_FILE = 16 * 2**30  # a file's bytes: a gigabyte or two is a disk test, hundreds fill a disk
 
 
 _DD = fast_regex(r"\bdd\b[^;&|]*")

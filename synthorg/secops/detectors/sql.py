@@ -19,7 +19,7 @@ READ_ONLY_ROLE = r"\w*(?:_ro|readonly|read_only|reporting|analyst|viewer|reader)
 _SECRET_COLUMN = fast_regex(
     r"(?:\w+_)?(?:password|passwd|pwd|passphrase|secret|token|api_?key|apikey|private_?key|credentials?"
     r"|authentication_string|rolpassword|usesysid_password|ssn|social_security_number|card_number|cc_number|pan|cvv2?|cvc|totp_seed"
-    r"|otp_secret|mfa_secret|pin_code)(?:_?hash|_digest|_enc(?:rypted)?|_plain(?:text)?|s)?"
+    r"|otp_secret|mfa_secret|pin_code)(?:_?hash|_digest|_enc(?:rypted)?|_plain(?:text)?|_value|s)?"
     r"|(?:\w+_)?key_plain(?:text)?|plaintext_\w+|\w+_plaintext")
 _SECRET_TABLE = fast_regex(r"(?:\w+_)?(?:tokens?|secrets?|credentials?|passwords?|api_?keys?|"
                            r"private_keys?)|pg_shadow|pg_authid|mysql\.user|sys\.sql_logins|dba_users"
@@ -34,6 +34,7 @@ def selects_secrets(view: str) -> bool:
         if _SECRET_TABLE.fullmatch(table) and table.split(".")[0] in ("pg_shadow", "pg_authid",
                                                                          "mysql", "sys", "dba_users"):
             return True
+        table = table.rsplit(".", 1)[-1] if not _SECRET_TABLE.fullmatch(table) else table  # (its schema aside)
         columns = [c.strip() for c in m.group(1).split(",")]
         if any(c == "*" or c.endswith(".*") for c in columns) and _SECRET_TABLE.fullmatch(table):
             return True
