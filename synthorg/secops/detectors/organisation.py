@@ -28,7 +28,7 @@ _AGENT_LIMITS = Hinted(fast_regex(
     r"|permissions?|scopes?|reports_to|role)\b[\"']?\s*(?:[:=]|\bto\b)"),
     "autonomy|approval|supervised|budget|limit|spend|tokens_per|tools|permission|scope|reports_to|role")
 # where an agent's own limits live: its config, the agents' API, their tables
-_AGENT_PLACE = Hinted(fast_regex(r"(?:^|[/\s])\.?agents?[/_-]|/agents?/|\bagent_\w+|\bagents\b\s+set\b|secops"),
+_AGENT_PLACE = Hinted(fast_regex(r"(?<![^/\s])\.agents?[/_-]|(?<![^/\s])agents?[/_-]|/agents?/|\bagent_\w+|\bagents\b\s+set\b|secops"),
                       "agent|secops")
 # an approval recorded: by someone who is not the writer, or passed without one
 _FORGED = Hinted(fast_regex(

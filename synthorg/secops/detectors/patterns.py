@@ -131,7 +131,9 @@ def triples(text: str) -> frozenset[int]:
     """The runs of three adjacent bytes in `text` (UTF-8), each as one number (`abc` as
     a << 16 | b << 8 | c): an ASCII run is in the text iff its number is in the set."""
     b = np.frombuffer(text.encode(), np.uint8).astype(np.uint32)
-    return frozenset(np.unique((b[:-2] << 16) | (b[1:-1] << 8) | b[2:]).tolist())
+    runs = (b[:-2] << 16) | (b[1:-1] << 8) | b[2:]
+    # (a short text's few runs are quicker put in a set as they are; a long one's, sorted first)
+    return frozenset((np.unique(runs) if len(runs) > 256 else runs).tolist())
 
 
 class AnyOf:
