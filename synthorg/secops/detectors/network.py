@@ -424,20 +424,20 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
             not is_internal(h, internal) for v in views for h in hosts_of(v)):
         yield finding("exfiltration.cookies", "sends visitors' session cookies to a host outside the company")
         return
-    if call.action_type == "net:http" and call.text("method").strip().upper() in ("POST", "PUT", "PATCH") \
-            and _PUBLIC_PAGE.search(call.text("url").lower()) and personal_data(call.text("body"), internal):
-        yield finding("exfiltration.personal_records", "publishes records about people on a public page")
-        return
-    if call.action_type == "net:http" and call.text("method").strip().upper() in ("POST", "PUT", "PATCH") \
-            and _ACCOUNT_URL.search(call.text("url").lower()) and (m := _LOGIN_EMAIL.search(call.text("body").lower())) \
-            and not is_internal(m.group(1) or m.group(2), internal):
-        yield finding("privilege.account_takeover", "moves an account's sign-in or recovery to an outside "
-                      "address", block=False, tier=RiskTier.high)
-        return
-    if call.action_type == "net:http" and _FORWARDING.search(call.text("body").lower()) and any(
-            not is_internal(m.group(1), internal) for m in MAIL_ADDRESS.finditer(call.text("body").lower())):
-        yield finding("exfiltration.outside_mail", "forwards the company's mail to an outside address")
-        return
+    writes = call.action_type == "net:http" and call.text("method").strip().upper() in ("POST", "PUT", "PATCH")
+    if call.action_type == "net:http":
+        url, body = call.text("url").lower(), call.text("body").lower()
+        if writes and _PUBLIC_PAGE.search(url) and personal_data(call.text("body"), internal):
+            yield finding("exfiltration.personal_records", "publishes records about people on a public page")
+            return
+        if writes and _ACCOUNT_URL.search(url) and (m := _LOGIN_EMAIL.search(body)) \
+                and not is_internal(m.group(1) or m.group(2), internal):
+            yield finding("privilege.account_takeover", "moves an account's sign-in or recovery to an outside "
+                          "address", block=False, tier=RiskTier.high)
+            return
+        if _FORWARDING.search(body) and any(not is_internal(m.group(1), internal) for m in MAIL_ADDRESS.finditer(body)):
+            yield finding("exfiltration.outside_mail", "forwards the company's mail to an outside address")
+            return
     if call.action_type == "fs:write" and _PROSE.search(call.text("path")):
         return  # a document sends nothing (its secrets are the credentials family's)
     # an HTTP request goes to its URL's host (an address in its body is data)
@@ -465,7 +465,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
                 or personal_data(body, internal):
             yield finding("exfiltration.outside_mail", f"sends secrets or internal data to {outside[0]}")
         return
-    if not outside and call.action_type == "net:http" and call.text("method").strip().upper() in ("POST", "PUT", "PATCH"):
+    if not outside and writes:
         body = call.text("body").lower()
         pointed = sorted(h for h in hosts_in(body + " ") if not is_internal(h, internal))
         if pointed and _DELIVERY.search(body):
