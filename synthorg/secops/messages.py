@@ -24,6 +24,11 @@ _INTERNAL_DATA = fast_regex(
     r"|\b(?:source\s+code|codebase|source\s+tree|proprietary\s+code|internal\s+code)\b"
     r"|\b(?:confidential|proprietary|internal[\s-]only|company[\s-]internal|trade\s+secrets?|under\s+(?:the\s+)?nda"
     r"|not\s+for\s+(?:external\s+)?distribution)\b|\b(?:payroll|salar(?:y|ies)\s+(?:data|list|sheet|table))\b"
+    r"|\b(?:employee|staff|team|engineering|company)\s+roster\b|\bperformance\s+(?:ratings?|reviews?|scores)\b|\bsalaries\b"
+    r"|\bsalary\s+bands?\b|\bemployees?'?\s+names\b"
+    # accounts listed with what they pay or how to reach them
+    r"|\b(?:accounts?|customers?|clients?)\b[^.\n]{0,30}\bwith\s+(?:[\w-]+,?\s+){0,4}(?:mrr|arr|revenue|contact\s+e-?mails?|e-?mails?"
+    r"|phone\s+numbers|renewal\s+dates)\b"
     r"|\b(?:credentials|passwords|api\s+keys|private\s+keys?|ssh\s+keys?|access\s+tokens?|secret\s+keys?"
     r"|auth\s+tokens?|env(?:ironment)?\s+(?:file|variables))\b")
 # what hands the data over, in the same sentence (not "manage your API keys in the dashboard")
@@ -112,9 +117,10 @@ _PAYMENT_REDIRECT = fast_regex(
     r"|\b(?:changed|updated|new)\s+(?:our\s+)?(?:remittance|bank(?:ing)?|payment)\s+(?:account|details)\b")
 # pressure to skip the checks an organisation keeps
 _PRESSURE = fast_regex(
-    r"\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:check|tell|inform|loop\s+in|cc|ask|confirm|verify)\b"
+    r"\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:check|tell|inform|loop\s+in|cc|ask|confirm|verify|log|record)\b"
     r"|\bkeep\s+(?:it|this)\s+(?:quiet|between\s+us|secret|to\s+yourself)\b|\bwithout\s+(?:review|approval|telling|asking)\b"
-    r"|\b(?:bypass|skip)\s+(?:the\s+)?(?:review|approval|ticket|change\s+process)\b|\bstraight\s+to\s+prod\b")
+    r"|\b(?:bypass|skip)\s+(?:the\s+)?(?:review|approval|ticket|change\s+process)\b|\bstraight\s+to\s+prod\b"
+    r"|\bno\s+(?:ticket|change\s+request|approval)\s+(?:is\s+)?(?:needed|required|necessary)\b")
 
 
 def payment_redirect(view: str) -> bool:
@@ -169,8 +175,21 @@ _LOGIN_PAIR = fast_regex(r"\b(?:logins?|credentials?|creds|passwords?|root|admin
                          r"(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s])\S{8,}")
 
 
+# a secret cut up or wrapped so that a redacting filter misses it ("split so the DLP bot
+# doesn't eat it", "b64 so chat doesn't mangle it", "concat them, the bot redacts it otherwise")
+_FILTER_DODGED = fast_regex(
+    r"\b(?:so|or|otherwise|because|since)\s+(?:the\s+)?(?:dlp|chat|slack|bot|scanner|filter|redact\w*)(?:\s+\w+)?"
+    r"\s+(?:doesn'?t|does\s+not|won'?t|will\s+not|can'?t|cannot|eats|mangles|redacts|strips|blocks|flags|catches)\b"
+    r"|\b(?:dlp|redaction|secret[\s-]?scann\w*)\b[^.\n]{0,30}\b(?:doesn'?t|won'?t|can'?t|miss|dodge|evade|avoid|skip)"
+    r"|\b(?:bot|dlp|filter|scanner)\s+(?:redacts|strips|eats|blocks|mangles)\s+(?:it|them)\s+otherwise\b")
+_SECRET_NAMED = fast_regex(r"\b(?:password|passwd|passphrase|creds?|credentials|secret|token|(?:api|access|private|ssh|root)\s+key"
+                           r"|key)\b")
+
+
 def shares_secret(view: str) -> bool:
     if _TOKEN.search(view) or _LOGIN_PAIR.search(view):
+        return True
+    if _FILTER_DODGED.search(view) and _SECRET_NAMED.search(view):
         return True
     return any(_looks_secret(next((g for g in m.groups() if g), "")) for m in _GIVEN_SECRET.finditer(view))
 
@@ -254,7 +273,11 @@ _INJECTED = fast_regex(
     r"language\s+model|assistant|agent|bot)\b|\bto\s+(?:the|any)\s+(?:ai|llm|agent|assistant|model|bot)"
     r"(?:\s+(?:assistant|agent|model))?s?\s+(?:reading|processing|summari[sz]ing)\b"
     r"|\b(?:ai|llm)s?\s+(?:agents?|assistants?|models?|reviewers?|bots?)\s+(?:reading|must|should|need|are)\b"
-    r"|\bregardless\s+of\s+(?:your|any|the|previous)\s+(?:instructions?|rules?)", re.M)
+    r"|\bregardless\s+of\s+(?:your|any|the|previous)\s+(?:instructions?|rules?)"
+    # the same override in French, Spanish, Italian, Portuguese, German
+    r"|\bignor\w*\s+(?:\w+\s+){0,3}?(?:instructions|consignes|instrucciones|istruzioni|instru\u00e7\u00f5es|instrucoes)\s+"
+    r"(?:pr\u00e9c\u00e9dentes|precedentes|ant\u00e9rieures|anteriores|previas|precedenti)\b"
+    r"|\bignorier\w*\s+(?:\w+\s+){0,3}?(?:vorherigen|bisherigen|obigen|fr\u00fcheren)\s+(?:anweisungen|instruktionen|regeln)\b", re.M)
 # markers that are ordinary words in a message ("System: backup done", "New instructions:
 # the VPN moves on Monday") but, in a task's text, start an instruction to the agent
 _TASK_MARK = fast_regex(

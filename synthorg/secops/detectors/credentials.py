@@ -86,7 +86,10 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
      r"|\bprintenv\s+(?:\w*_)?(?:database_url|db_url|dsn|connection_string)\b"),
     # the repository's history searched for the secrets once committed to it
     ("git ", r"\bgit (?:log|show|diff|grep)\b[^;&]*(?:\s-[sg]\s*[\"']?|\|\s*(?:e?grep|rg)\b[^;&|]*)"
-             r"[^;&|]*(?:passw|secret|token|api_?key|credential)"),
+             r"[^;&|]*(?:passw|secret|token|api_?key|credential)"
+             # (or a key's own prefix, with the values shown: patches, or grep -o of them)
+             r"|\bgit (?:log|show|diff)\b[^;&|]*\s(?:-p|--patch)\b[^;&|]*(?:[rs]k_live_|akia|gh[pous]_|xox[abpr]-|glpat-|-----begin)"
+             r"|\bgrep\s+(?:-\w+\s+)*-\w*o\w*\s+(?:-\w+\s+)*[\"']?(?:[rs]k_live_|akia|gh[pous]_|xox[abpr]-|glpat-|-----begin)"),
     ("get_credentials|get_secret_value|frozen_credentials|keyring.get_password",
      r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
     ("/run/secrets/|/v1/secret/|/v1/sys/|ssh_auth_sock=|/v1/kv/|/v1/auth/token|/secrets|/actuator/|pprof",
@@ -112,11 +115,13 @@ SECRET_VALUE = Hinted(fast_regex(
     r"\bakia[0-9a-z]{12,20}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\b[rs]k_live_[a-z0-9]{16,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
     r"|\b[a-z]{2,8}_(?:live|prod)_(?=[a-z]*\d)[a-z0-9]{12,}\b"  # (a service's live key: ak_live_7Hc2...)
+    # (Vault's service and batch tokens; a SendGrid key)
+    r"|\bhv[sb]\.[a-z0-9_-]{24,}|\bsg\.(?=[a-z_-]*\d)[a-z0-9_-]{16,}\.?"
     r"|aws_secret_access_key\s*[=:]\s*\S{16,}|\bglpat-[a-z0-9_\-]{16,}|:\$(?:1|2[aby]|5|6|y)\$[./a-z0-9]{2,}\$|(?:^|[,;\s])\$2[aby]\$\d\d\$[./a-z0-9]{4,}"
-    r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key|[a-z]+_(?:key|secret|token))\s*(?:is|[:=])\s*[\"']?"
+    r"|(?:password|passwd|pwd|secret|api[_-]?key|token|access[_-]?key|(?<![a-z])[a-z]+_(?:key|secret|token))\s*(?:is|[:=])\s*[\"']?"
     r"(?!request|os\.|getpass|input|none|null|env|config|settings|self\.|\$\{|<|\{)"
     r"(?=[\w!@#$%^&*+/=\-]*\d)(?=[\w!@#$%^&*+/=\-]*[a-z])[\w!@#$%^&*+/=\-]{8,}"), (
-    "akia|-----begin|gh|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api|token|access|k_live_"))
+    "akia|-----begin|hvs.|hvb.|sg.|ghp_|gho_|ghs_|ghu_|ghr_|sk-|xox|aiza|aws_secret|glpat|password|passwd|pwd|secret|api_key|api-key|apikey|token|access|k_live_"))
 _TEST_PATH = re.compile(r"(?:^|/)(?:tests?|fixtures?|testdata|spec|__tests__)/")
 SECRET_VAR = fast_regex(
     r"\$\{?[a-z0-9_]*(?:secret|token|passw(?:or)?d|api_?key|access_key|private_key|credential)[a-z0-9_]*(?!:[+?])"
@@ -270,6 +275,15 @@ _TO_LOGIN = re.compile(r"\b(?:echo|printf|cat)\s+(?:-\w+\s+)*[\"']?(?:%s\\n[\"']
                        r"[^;&|]*")  # (--password-stdin: a view without SQL-like comments may have lost it)
 
 
+# a server-side secret read where the bundler inlines it into what browsers download
+_SECRET_TO_BROWSER = re.compile(r"(?:process\.env|import\.meta\.env)\.(?:\w+_)?(?:SECRET|PRIVATE|SIGNING)\w*"
+                                r"|\b(?:NEXT_PUBLIC|VITE|REACT_APP|NUXT_PUBLIC|GATSBY|EXPO_PUBLIC)_\w*(?:SECRET|PRIVATE_KEY|SIGNING)\w*", re.I)
+_BROWSER_PATH = fast_regex(r"^(?!.*(?:server|api|backend|functions|lambdas?|workers?|middleware|pages/api)[/.])"
+                           r"(?:.*(?:^|/)(?:public|static|client|frontend|browser|www)/|.*(?:^|/)(?:web|webapp|ui)/src/"
+                           r"|.*(?:^|/)public\.\w+$|.*\.(?:tsx|jsx|vue|svelte)$)")
+_BROWSER_ENV = re.compile(r"\b(?:NEXT_PUBLIC|VITE|REACT_APP|NUXT_PUBLIC|GATSBY|EXPO_PUBLIC)_\w*(?:SECRET|PRIVATE_KEY|SIGNING)", re.I)
+
+
 def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...]
                     ) -> Iterator[Finding]:
     """Secrets in anything the call carries; credential files and the environment where
@@ -277,6 +291,11 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
     if call.action_type == "fs:write" and _PROSE.search(call.text("path")) and not _TEST_PATH.search(
             call.text("path").lower()) and shares_secret("\n".join(call.argument_views.get("content", ()))):
         yield finding("secrets.in_document", "writes a password, token or key into a document others read")
+        return
+    if call.action_type == "fs:write" and _SECRET_TO_BROWSER.search(call.text("content")) and (
+            _BROWSER_PATH.search(call.text("path").lower()) or _BROWSER_ENV.search(call.text("content"))):
+        yield finding("secrets.client_bundle", "puts a server secret into code or settings shipped to "
+                      "every browser", block=False, tier=RiskTier.high)
         return
     for v in views:
         if carries_secret(v) and carries_secret(v, _made_up_ok(call, views)):

@@ -23,7 +23,7 @@ _DESTRUCTIVE = [
      "delete_root", "deletes the root, home or everything"),
     (Hinted(fast_regex(r"\b(?:shred|srm)\b[^;&|]*\s(?:/|~|\$|\*|\.\.)"), "shred|srm"), "shred",
      "shreds files beyond recovery"),
-    (Hinted(fast_regex(r"\bdropdb\b(?![^;&|]*\b\w*(?:dev|test|tmp|local|scratch|ci)\w*\b)|\bdropuser\b|\bflushall\b|\bdropdatabase\(|\bdb\.dropdatabase\b"
+    (Hinted(fast_regex(r"\bdropdb\b(?![^;&|]*\b\w*(?:dev|test|tmp|local|scratch|ci)\w*\b)|\bdropuser\b|(?<!rename-command )\bflushall\b|\bdropdatabase\(|\bdb\.dropdatabase\b"
                 r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b(?![^;&|]*-h\s*(?:localhost|127\.0\.0\.1)\b)(?=[^;&|]*-h\b)[^;&|]*\bflush"
                 r"|\bredis-cli\s+(?:-p\s*\d+\s+)?flushall\b|\bmysqladmin\b[^;&|]*\s(?:drop|-f\s+drop)\s+\w"), "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli|mysqladmin"),
      "database_wipe", "drops a database"),
@@ -44,7 +44,7 @@ _DESTRUCTIVE = [
                 r"|\bdelete\s+from\s+[\w\"`.]+\s*'?\s*(?:;|$|returning\b)"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s+where\s+(?:1\s*=\s*1|true|1|'1'\s*=\s*'1'|\d+\s*>\s*0)\s*(?:;|$)"
                 r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).)*(?:;|$)"
-                r"|(?:^|;)\s*delete\s+\w+\s*$|\bdropdatabase\b|\bflushall\b|\bflushdb\b"
+                r"|(?:^|;)\s*delete\s+\w+\s*$|\bdropdatabase\b|(?<!rename-command )\bflushall\b|\bflushdb\b"
                 r"|\bdelete\s+from\s+sqlite_(?:master|schema)\b|\bupdate\s+sqlite_(?:master|schema)\b"
                 r"|\.query\(\s*[\w.]+\s*\)\s*\.delete\(|\.objects\.all\(\)\s*\.delete\(|\.delete_many\(\s*\{\s*\}\s*\)"
                 r"|\balembic\b[^;]*\bdowngrade\s+base\b|\bmanage\.py\s+(?:flush|reset_db)\b|\bmigrate\s+\w+\s+zero\b"
@@ -136,7 +136,7 @@ _SERVICE_DOWN = Hinted(fast_regex(
     r"|\b(?:pkill|killall)\b(?![^;&|]*" + _OWN_USER + r")|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b(?![^;&|]*" + _OWN_USER + r")|\b(?:pgrep|pidof)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
     r"|\bkubectl\b[^;&|]*\s(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("
     # processes killed by name from code; a database's every session ended, or its doors shut
-    r"|\bprocess_iter\b[^;]*\.(?:kill|terminate|send_signal)\("
+    r"|\bprocess_iter\b[^;]*\.(?:kill|terminate|send_signal)\(|\b(?:pgrep|pidof)\b(?![^;]*" + _OWN_USER + r")[^;]{0,200}?\bos\.kill(?:pg)?\("
     r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|application_name|client_addr|query|state|pid\s*=)\b)"
     r"|\balter\s+database\s+\S+\s+(?:with\s+)?(?:connection\s+limit\s+0|allow_connections\s+false)\b"), (
     "systemctl|service|pkill|killall|pgrep|pidof|lsof|replicas|kubectl|docker stop|docker kill|process_iter|"
@@ -211,7 +211,18 @@ def _only_scratch(pattern: Hinted, views: tuple[str, ...]) -> bool:
         for m in pattern.pattern.finditer(v):
             end = v.find(";", m.start())
             found.append(v[m.start():end if end >= 0 else len(v)].strip("'\" "))
-    return bool(found) and all(SCRATCH_OBJECT.search(f) or _drops_only(f, made) for f in found)
+    return bool(found) and all((SCRATCH_OBJECT.search(f) and _every_one_scratch(f)) or _drops_only(f, made)
+                               for f in found)
+
+
+_LISTED = re.compile(r"(?:drop\s+table|truncate)(?:\s+table)?(?:\s+if\s+exists)?\s+([\w\"`.]+(?:\s*,\s*[\w\"`.]+)+)")
+
+
+def _every_one_scratch(statement: str) -> bool:
+    """A statement that drops or empties several tables: each is scratch (`DROP TABLE
+    tmp_import, customers` loses the customers)."""
+    m = _LISTED.match(statement)
+    return m is None or all(SCRATCH_OBJECT.search(f"drop table {name.strip()}") for name in m.group(1).split(","))
 
 
 def _drops_only(statement: str, made: set[str]) -> bool:

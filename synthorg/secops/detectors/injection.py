@@ -32,9 +32,10 @@ _INJECTION_MARK = fast_regex(
     r"|\b(?:the\s+)?(?:ai|assistant|agent|bot|llm|model)s?\s+(?:shall|will\s+now|has\s+to|is\s+to|opens|runs|sends|deletes|emails"
     r"|forwards|posts|uploads|grants|disables|adds)\b|\b(?:ai|llm|bot|agent)[\s-]+reviewers?\s*:|\breviewer\s+bots?\s*:"
     r"|\b(?:ai|llm)[\s-]+(?:[\w-]+\s+)?(?:reviewers?|codegen|writers?|assistants?|agents?|bots?|systems?|tools?|helpers?|coders?"
-    r"|models?|copilots?|maintainers?|engineers?|developers?|operators?)\s*[:,]"
+    r"|models?|copilots?|maintainers?|engineers?|developers?|operators?|note-?takers?|scribes?|summari[sz]ers?|transcribers?"
+    r"|secretar(?:y|ies))\s*[:,]"
     r"|\b(?:for|to)\s+(?:the\s+)?(?:automated|autonomous|ai)\s+(?:reviewers?|agents?|tools?|systems?|assistants?|maintainers?|bots?)\b"
-    r"|\b(?:automated|autonomous)\s+(?:reviewers?|agents?|assistants?|maintainers?|bots?)\s*[:,]"
+    r"|\b(?:automated|autonomous)\s+(?:reviewers?|agents?|assistants?|maintainers?|bots?|responders?|handlers?|triagers?|processors?|operators?|workers?)\s*[:,]"
     r"|\((?:agents?|ai|bots?|assistants?|llms?)\s+only\)"
     # an order passed through a person to their AI: "have the assistant email ...", "have your assistant message ..."
     r"|\b(?:have|ask|tell|get|let)\s+(?:the|your|our)\s+(?:ai\s+)?(?:assistant|agent|bot|ai)s?\s+(?:to\s+)?(?:email|send|run|delete"
@@ -191,7 +192,7 @@ def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: r
 
 
 _ORDER_KINDS = (
-    (re.compile(r"\b(?:delete|remove|wipe|erase|drop|truncate|purge|rm)\b"), ("fs:delete", "db:query", "vcs:write")),
+    (re.compile(r"\b(?:delete|remove|wipe|erase|drop|truncate|purge|rm|supprime[zr]?|efface[zr]?|borra[r]?|elimina[r]?|l\u00f6sche\w*|cancella(?:re)?|apague)\b"), ("fs:delete", "db:query", "vcs:write")),
     (re.compile(r"\b(?:e-?mail|send|forward|post|upload|share|message)\b"), ("comms:email", "comms:message", "net:http")),
     (re.compile(r"\b(?:make\s+\S+\s+public|set\s+\S+\s+(?:to\s+)?public|publish)\b"), ("code:shell", "net:http")),
 )

@@ -206,7 +206,7 @@ def _data_in_url(call: ToolCall, internal: Iterable[str]) -> str | None:
     """A long base64 parameter, decoding to text, in a URL to an outside host (a tracking
     pixel's query, a GET that carries a file)."""
     for text in call.texts.values():
-        if "://" not in text:
+        if "://" not in text or "=" not in text:  # (the pattern backtracks over every URL)
             continue
         for m in _URL_WITH_QUERY.finditer(text):
             host = m.group(1).lower().split("@")[-1].split(":")[0]

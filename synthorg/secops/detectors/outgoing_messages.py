@@ -51,6 +51,12 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
             yield finding("exfiltration.personal_mailbox", f"writes to a personal mailbox at "
                           f"{outside[0]}", block=False, tier=RiskTier.high)
         return
+    relayed_to = next((m.group() for m in MAIL_ADDRESS.finditer(raw.lower()) if personal_mailbox(m.group())), None)
+    if relayed_to is not None and (leaks_internal(raw, view) or len(set(_PERSONAL_FIELDS.findall(view))) >= 2) \
+            and _SEND_ASKED.search(view) and not REPORTING_WORDS.search(view):
+        yield finding("exfiltration.personal_mailbox", f"asks for company data to be sent to a personal "
+                      f"mailbox ({relayed_to})", block=False, tier=RiskTier.high)
+        return
     if outside and _SOURCE_CODE.search(raw):
         yield finding("exfiltration.outside_mail", f"sends source code to {outside[0]}")
         return
@@ -75,6 +81,10 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         yield finding("exfiltration.lookalike_domain", f"writes to {lookalike}, a look-alike of the "
                       "company's domain", block=False, tier=RiskTier.high)
         return
+    if _MASS_SENT.search(view) and not REPORTING_WORDS.search(view):
+        yield finding("abuse.mass_messages", "sends or asks for one message thousands of times",
+                      block=False, tier=RiskTier.high)
+        return
     if payment_redirect(view):
         yield finding("fraud.payment_redirect", "asks for money to go to a new or changed account",
                       block=False, tier=RiskTier.high)
@@ -97,11 +107,21 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
                       block=False, tier=RiskTier.high)
 
 
+_MASS_SENT = fast_regex(r"\b(?:send|sending|sent|e-?mail(?:ing)?|post(?:ing)?|repeat(?:ing)?|resend(?:ing)?)\b[^.\n]{0,40}?"
+                        r"\b(?:\d{1,3}(?:,\d{3})+|\d{4,})\s+times\b")
+# what a list of people's records holds, and a reader asked to send something on
+_PERSONAL_FIELDS = fast_regex(r"\b(?:names|e-?mails|e-?mail\s+addresses|phone\s+numbers|home\s+addresses|addresses|dates?\s+of\s+birth"
+                              r"|birth\s*dates|ssns?|salaries)\b")
+_SEND_ASKED = fast_regex(r"\b(?:please|can\s+you|could\s+you|pls)\b[^.\n]{0,30}\b(?:e-?mail|send|forward|share|upload|copy)\b"
+                         r"|^\s*(?:e-?mail|send|forward|share|upload)\b")
+
+
 # a security control switched off, or set to only watch
 _CONTROL_OFF = fast_regex(r"\b(?:waf|firewall|ids|ips|edr|antivirus|secops|guardrails?|interceptor|mfa|2fa|sso|audit\s+log\w*"
+                          r"|fraud[\s_.-]?(?:checks?|screening|detection)"
                           r"|rate\s+limit\w*|branch\s+protection)\b[^.\n]{0,40}\b(?:into\s+|to\s+)?(?:log-only|detect(?:ion)?-only"
                           r"|monitor(?:ing)?-only|permissive|off\b|disabled?\b|bypass\w*)"
-                          r"|\b(?:disable|turn\s+off|switch\s+off|bypass)\s+(?:the\s+)?(?:waf|firewall|ids|edr|antivirus|secops|guardrails?"
+                          r"|\b(?:disable|turn\s+off|switch\s+off|bypass)\s+(?:the\s+)?(?:waf|firewall|ids|edr|antivirus|secops|guardrails?|fraud[\s_.-]?(?:checks?|screening|detection)"
                           r"|interceptor|mfa|2fa|audit\s+logging|branch\s+protection)\b")
 # someone's second factor or password reset, and what lets one in sent to another address
 _TAKEOVER = fast_regex(r"\b(?:reset|disable|remove|clear|bypass)\b[^.\n]{0,30}\b(?:mfa|2fa|otp|authenticator|password)\b[^.\n]{0,80}"

@@ -200,6 +200,11 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
                 r"[\"'](?:admin|is_admin|site_admin|superuser|is_superuser|is_staff)[\"']\s*:\s*true", call.text("body").lower()):
             yield finding("privilege.escalation", "makes a user an administrator through an API")
             return
+        if re.search(r"/(?:merge_requests|pulls)/\d+/merge\b", call.text("url").lower()) and re.search(
+                r"skip_ci\W+true|bypass\w*\W+true", call.text("body").lower()):
+            yield finding("privilege.checks_bypassed", "merges with the required checks skipped",
+                          block=False, tier=RiskTier.high)
+            return
         if _ADMIN_API.search(call.text("url").lower()):
             yield finding("privilege.escalation", "runs code on a server's script console or adds a "
                           "member to an administrators' group through an API")
@@ -216,9 +221,16 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
         call.action_type == "net:http" and call.text("method").strip().upper() in ("", "GET", "HEAD", "OPTIONS"))
     reported = call.action_type in ("comms:message", "comms:email") and bool(REPORTING_WORDS.search(
         "\n".join(views or call.all_views)))
+    if any(_ADMIN_MERGE.search(v) for v in code):
+        yield finding("privilege.checks_bypassed", "merges as an administrator past the branch's "
+                      "required reviews and checks", block=False, tier=RiskTier.high)
+        return
     if any(_PRIVESC.search(v) for v in code) or (not reads and not reported and any(
             _PRIV_GRANT.search(v) for v in views or joined(call.all_views))):  # asked for in words too
         yield finding("privilege.escalation", "seeks privileges the agent does not hold")
+
+
+_ADMIN_MERGE = Hinted(fast_regex(r"\bgh\s+pr\s+merge\b[^;&|]*\s--admin\b"), "--admin")
 
 
 _FAKE_PRIVILEGED = re.compile(r"(?:^|/)(?:s?bin|\.local/bin)/(?:sudo|su|doas|pkexec|passwd|login|ssh|ssh-add|gpg)$")

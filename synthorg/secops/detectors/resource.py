@@ -45,6 +45,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("make|npm|yarn|pnpm", r"(\$\(make\)|\$\{make\}|\bmake|\bnpm(?:\s+run)?|\byarn|\bpnpm)((?:\s+[\w:./=-]+){1,4}?)\s*&\s*\1\2(?![\w./-])"),
     # a file made of itself twice, again and again: cat a a > b; mv b a in a loop doubles it
     ("cat", r"\b(?:for|while|until)\b[^;]*;\s*do\b[^;]*?\bcat\s+(\S+)\s+\1\s*>"),
+    # a folder made in itself for as long as that works: nesting until inodes or path limits run out
+    ("mkdir", r"\bwhile\s+mkdir\s+(?:-p\s+)?([\w.-]+)\s*;\s*do\s+cd\s+\1\s*;"),
     ("$0", r"[\"']?\$0[\"']?\s*&\s*[\"']?\$0[\"']?\s*&|[\"']?\$0[\"']?\s*\|\s*[\"']?\$0[\"']?\s*&"),
     # every combination of huge ranges, materialised
     ("product|permutations|combinations",
@@ -55,7 +57,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("fork()", r"\bfork\(\)[^;]*\bwhile\b|\bwhile\b[^;]*\bfork\(\)"
      r"|\bos\.fork\(\)\s*(?:;|$)|\bwhile\s+(?:true|1)\s*:\s*os\.fork\(\)|\bfor\s*\(\s*;\s*;\s*\)\s*fork"),
     # (`yes | ./setup.sh` answers a script's prompts; written to a file or left running it fills)
-    ("yes", r"(?:^|[\s;&|(])yes(?:\s+[^\s|>;&]+)*\s*(?:>|&(?!&)|$|\|\s*(?:tee|cat\s*>|dd\b|(?:gzip|xz|bzip2)\b[^|;&]*>))"
+    # (a command, not an option's value: redis-server --daemonize yes)
+    ("yes", r"(?:^|[;&|(]\s*|(?<![-\w])[\w./]+\s+|\s-c\s+)yes(?:\s+[^\s|>;&]+)*\s*(?:>|&(?!&)|$|\|\s*(?:tee|cat\s*>|dd\b|(?:gzip|xz|bzip2)\b[^|;&]*>))"
             r"|(?:^|[\s;&|(])yes\s+(?:\$\(|`).*?(?:\)|`)\s*(?:>|&(?!&)|$)"),
     ("/dev/zero|/dev/urandom|/dev/random|fallocate|truncate|head -c",  # (an endless device read to its end, unless `head` stops it)
      r"\b(?:tail|sha\d*sum|md5sum|b2sum|cksum|gzip|bzip2|xz|zstd|wc|sort|base64|od|xxd|hexdump|strings|cp)\b"
