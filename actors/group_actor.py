@@ -188,3 +188,8 @@ class AgentGroupActor:
 
     def pid(self) -> int:
         return os.getpid()
+
+    def yield_priority(self, niceness: int) -> int:
+        """Run at `niceness` at least (it only ever goes down), for the compiled graph whose
+        waiting readers spin: see ray_backend.GRAPH_NICENESS."""
+        return os.nice(max(0, niceness - os.nice(0)))
