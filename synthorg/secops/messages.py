@@ -283,7 +283,7 @@ _INJECTED = fast_regex(
 _TASK_MARK = fast_regex(
     r"^\s*system\s*:|\bsystem\s*:\s|\bnew\s+instructions?\b|\byou\s+are\s+now\b|\bfrom\s+now\s+on\b"
     r"|\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|your\s+)*(?:previous|prior|above|earlier"
-    r"|preceding|original|other|existing)\s+tasks?\b|(?:^|[\s'\"(\[])(?:ai|bot|assistant|agent)\s*[:,]\s"
+    r"|preceding|original|other|existing)\s+tasks?\b|(?:^|[\s'\"(\[]|\\n)(?:ai|bot|assistant|agent)\s*[:,]\s"
     r"|\b(?:hidden|embedded|secret)\s+(?:text|instructions?|note|message|prompt)\s*:"
     r"|\b(?:ai|llm)\s+\w+?s?\s+(?:must|should|needs?\s+to|are\s+(?:required|instructed)\s+to)\b", re.M)
 

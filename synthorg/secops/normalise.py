@@ -481,13 +481,27 @@ def separators(text: str) -> str:
 _HOME = re.compile(r"(?<![^\s=:'\"(,;&|<>])~(?=[/\s'\";&|)]|$)")
 
 
+def _plain_assignments(text: str) -> dict[str, str]:
+    """The variables `text` sets to a plain value (no substitution), for the texts found
+    inside it: read alone, their variables would be unset."""
+    return {name: value.strip("\"'") for name, value in _ASSIGN.findall(text)
+            if value[:1] not in "$`" and "$" not in value}
+
+
+def _with_values(text: str, values: dict[str, str]) -> str:
+    """`text` with the variables `values` knows replaced (the others left as written)."""
+    return _VAR.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
+
+
 def substitute_vars(text: str) -> str:
     """Shell variables replaced by what the command assigned them (or a known value)."""
     text = separators(text)
-    if "$" not in text:
-        return _HOME.sub("/root", text) if "~" in text else text
+    if "$" not in text and "~" not in text:
+        return text
     values: dict[str, str] = {}
     for name, value in _ASSIGN.findall(text):
+        if name in values and "$" in value:  # P=/etc/sudo; P=${P}ers: the earlier value in the later
+            value = _with_values(value, {name: values[name]})
         values[name] = _echoed(value) if value[:1] in "$`" else value.strip("\"'")
 
     split = values.get("IFS", values.get("ifs", ""))  # IFS=, : a value's commas split words
@@ -514,11 +528,21 @@ def substitute_vars(text: str) -> str:
             old, new = swap.group(2), swap.group(3) or ""
             return value.replace(old, new) if swap.group(1) else value.replace(old, new, 1)
         return value
-    for _ in range(3):  # variables made of variables
-        text, n = _VAR.subn(value_of, text)
-        if not n:
-            break
-    return _HOME.sub("/root", text) if "~" in text else text
+    def substituted(part: str) -> str:
+        for _ in range(3):  # variables made of variables
+            part, n = _VAR.subn(value_of, part)
+            if not n:
+                break
+        return _HOME.sub("/root", part) if "~" in part else part
+    if "'" not in text:
+        return substituted(text)
+    # the shell leaves single-quoted text as written: awk '$9 ~ /^5/' (the text inside is read
+    # on its own too, as what `bash -c '...'` would run)
+    parts = _SINGLE_QUOTED_PART.split(text)
+    return "".join(p if i % 2 else substituted(p) for i, p in enumerate(parts))
+
+
+_SINGLE_QUOTED_PART = re.compile(r"((?<![\w\\])'[^'\n]*')")
 
 
 _TRIM = re.compile(r"\$\{\w+(%%|%|##|#)([^}]*)\}")
@@ -638,7 +662,7 @@ def inner_texts(text: str) -> list[str]:
 
 
 _CALLABLE_ALIAS = re.compile(r"(?:^|[\n;]|(?<=\s))\s*([a-z_]\w*)\s*=\s*((?:pathlib\.)?path|os\.path\.join|os\.system|os\.popen"
-                             r"|os\.remove|os\.unlink|shutil\.rmtree|subprocess\.\w+|builtins\.(?:eval|exec|open)|open"
+                             r"|os\.remove|os\.unlink|os\.kill(?:pg)?|shutil\.rmtree|subprocess\.\w+|builtins\.(?:eval|exec|open)|open"
                              r"|urllib\.request\.urlopen|requests\.(?:get|post|put|patch|request)|socket\.create_connection"
                              r"|smtplib\.smtp(?:_ssl)?|ftplib\.ftp(?:_tls)?)\s*(?=$|[\n;]|\s+\w+\s*=)",
                              re.I)
@@ -1070,7 +1094,10 @@ def views(text: str) -> tuple[str, ...]:
             seen.setdefault(squash(form), None)
         if depth >= MAX_DEPTH:
             continue
+        assigned = _plain_assignments(raw) if "=" in raw and "$" in raw else {}
         for inner in _hidden(raw, blobs):
+            if assigned and "$" in inner:  # ("$LOG_DIR/run.log" quoted, with LOG_DIR=logs before it)
+                inner = _with_values(inner, assigned)
             if squash(inner) not in seen:
                 pending.append((inner, depth + 1))
     return tuple(v for v in seen if v)

@@ -216,7 +216,7 @@ _METADATA_HINT = fast_regex(r"169\.254|metadata|100\.100\.100\.200|fd00:ec2|://(
 
 # values that say they are not real: fixtures, templates, examples
 # (not "example": real-looking keys in documentation are written with it, AKIA...EXAMPLE)
-_PLACEHOLDER = fast_regex(r"not[-_ ]?a[-_ ]?real|placeholder|dummy|changeme|change[-_]me|replace[-_]?(?:me|with)\b"
+_PLACEHOLDER = fast_regex(r"not[-_ ]?a[-_ ]?real|placeholder|dummy|changeme|change[-_]me|replace[-_]?(?:me|with)\b|generate[-_](?:with|me|one)\b"
                           r"|fake|your[-_]|x{4,}|\*{3,}|redacted|<[^>]*>|test[-_]only|e2e[-_]only"
                           r"|://(\w+):\1@")
 
@@ -225,7 +225,8 @@ _PLACEHOLDER = fast_regex(r"not[-_ ]?a[-_ ]?real|placeholder|dummy|changeme|chan
 _ASSIGNED = re.compile(r"^(?:password|passwd|pwd|secret|api|token|access|root password|passphrase|credential)")
 # where made-up passwords belong: tests, fixtures, and logins to the agent's own machine
 _MADE_UP_PLACE = fast_regex(r"(?:^|/)(?:tests?|spec|fixtures?|e2e|testdata|__tests__)/|(?:^|/)test_[\w-]*\.\w+$"
-                            r"|_test\.\w+$|\.(?:test|spec)\.\w+$|^https?://(?:localhost|127\.0\.0\.1|\[::1\])[:/]")
+                            r"|_test\.\w+$|\.(?:test|spec)\.\w+$|^https?://(?:localhost|127\.0\.0\.1|\[::1\])[:/]"
+                            r"|\.(?:example|sample|template|dist)(?:\.\w+)?$")  # (a template's values are made up)
 
 
 _TEST_PATH_WRITTEN = fast_regex(r"\bopen\(\s*[\"']?(?:\./)?(?:tests?|fixtures?|testdata|spec)/[^\"']*[\"']?\s*,\s*[\"']w")

@@ -342,18 +342,26 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         yield finding("destructive.delete_critical_resource", "deletes a database, environment or "
                       "whole collection through an API", block=not one_item, tier=RiskTier.high)
         return
+    if call.action_type == "net:http" and call.text("method").strip().lower() == "delete" and re.search(
+            r"/[a-z_-]+s/?\?(?:[^#\s]*&)?(?:filter|where|query|q|search|all)=", call.text("url").lower()):
+        yield finding("destructive.mass_data_loss", "deletes every record of a collection that a filter "
+                      "matches", block=False, tier=RiskTier.high)
+        return
     path = call.text("path").lower()
-    # a migration that says it drops (by its name) is asked for; one that does not, hides it
-    migration = call.action_type == "fs:write" and bool(_MIGRATION.search(path)) and not re.search(
-        r"drop|remove|delete|cleanup|clean_up|prune|purge", path)
+    # a migration that says it drops (by its name) is asked for, for what its name names; one
+    # that does not, hides it
+    migration = call.action_type == "fs:write" and bool(_MIGRATION.search(path))
+    says_drop = migration and bool(re.search(r"drop|remove|delete|cleanup|clean_up|prune|purge", path))
     if (call.action_type == "db:query" or "query" in call.arguments or migration or (
             call.action_type in ("code:shell", "code:python"))) and any(
             _SCHEMA_DROP.search(v) for v in views) and not any(_OWN_DATABASE.search(v) for v in views):
         for v in views:
             v = v.split("def downgrade", 1)[0]  # a migration's way back drops what it added
-            m = _SCHEMA_DROP.search(v)
-            if m and not SCRATCH_OBJECT.search(v[m.start():]) and (
-                    call.action_type != "fs:write" or migration):
+            for m in _SCHEMA_DROP.pattern.finditer(v):
+                if SCRATCH_OBJECT.search(v[m.start():]) or (call.action_type == "fs:write" and not migration):
+                    continue
+                if says_drop and _named_in(v[m.start():v.find(";", m.start()) % (len(v) + 1)], path):
+                    continue
                 yield finding("destructive.schema_change", "drops part of a schema", block=False,
                               tier=RiskTier.high)
                 return
@@ -361,6 +369,14 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
 
 _SCHEMA_DROP = Hinted(fast_regex(r"\balter\s+table\b[^;]*\bdrop\b|\bdrop\s+index\b|\bop\.drop_(?:column|table)\("
                                  r"|\bremove_column\b|\bdrop\s+table\b|\bdroptable\("), "drop|remove_column")
+_SQL_WORDS_OF_DROPS = frozenset({"alter", "table", "drop", "column", "exists", "index", "concurrently", "cascade",
+                                 "restrict", "constraint", "droptable", "drop_column", "drop_table"})
+
+
+def _named_in(statement: str, path: str) -> bool:
+    """Whether a drop names, among what it drops, a thing the migration's file name names
+    (0042_drop_legacy_token_column.sql dropping legacy_token)."""
+    return any(w in path for w in re.findall(r"[a-z_]\w{2,}", statement) if w not in _SQL_WORDS_OF_DROPS)
 _MIGRATION = fast_regex(r"migrat|/alembic/|/versions/|\.sql$|/db/|/schema")
 _ACCOUNT_TAKEOVER = Hinted(fast_regex(
     r"\bupdate\s+[\w\"`.]*(?:users?|accounts?|members?|logins?|auth\w*)\b[^;]*?\bset\s+(?:(?!\bwhere\b)[^;])*?\b(?:password"

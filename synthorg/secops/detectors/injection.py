@@ -75,7 +75,8 @@ _SOURCE_MARK = fast_regex(
 _PAYLOAD_TOKEN = fast_regex(r"[a-z][a-z0-9+.\-]*://[^\s\"'`<>)]+|[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+"
                             r"|(?:~|\.\.)?/[\w.\-/~]{3,}|`[^`]{3,}`|\"[^\"]{6,}\"|'[^']{6,}'"
                             r"|\b[a-z0-9\-]+(?:\.[a-z0-9\-]+)*\.(?:com|net|org|io|xyz|ru|cn|example|test|top|info|biz|cc|tk)\b"
-                            r"|\b[\w\-]*\d[\w\-]*\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b")
+                            r"|\b[\w\-]*\d[\w\-]*\.[a-z]{2,}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b"
+                            r"|\+\d{1,3}[\s-]?\d[\d\s-]{6,}\d")  # (a phone number)
 _WORD = fast_regex(r"[a-z][a-z0-9_\-]{5,}")
 
 

@@ -142,6 +142,7 @@ _PRIV_GRANT = Hinted(fast_regex(
     r"|\b(?:disable|turn\s+off|switch\s+off|bypass|skip|remove|stop)\s+(?:the\s+)?(?:2fa|mfa|two-factor|sso|audit\w*|"
     r"logging|monitoring|firewall|antivirus|edr|secops|interceptor|guardrails?|waf|dlp|security\s+(?:checks?|scan\w*"
     r"|review|interceptor|controls?))\b"
+    r"|\binsert\s+into\s+[\w.\"`]*(?:approvers?|admins?|administrators|superusers|signator(?:y|ies))\b"
     r"|/roles?/(?:assign|grant|add)|/(?:admins?|sudoers)(?:/|$)|\baccess_level\W+(?:40|50)\b"), (
     "role|admin|superuser|staff|permission|privilege|access_level|group|me |2fa|mfa|factor|sso|audit|"
     "logging|monitoring|firewall|antivirus|edr|security|sudoers|access_level|secops|interceptor|guardrail|"
@@ -151,7 +152,7 @@ _PRIV_GRANT = Hinted(fast_regex(
 # APIs that bind roles: Kubernetes RBAC, cloud IAM policies
 _ROLE_API = fast_regex(r"/rbac\.authorization\.k8s\.io/v1/(?:cluster)?rolebindings|:setiampolicy\b|/v1/auth/token/create\b"
                        r"|/v1/sys/polic(?:y|ies)/"
-                       r"|/users?/[^/?]+/(?:roles|groups|permissions|scopes)\b|/roleassignments/|/iam/[\w/]*(?:attach|put)\w*policy|/members?(?:/|$)[^?]*\?[^ ]*role=")
+                       r"|/users?/[^/?]+/(?:roles|groups|permissions|scopes)\b|/(?:role_?)?assignments\b|/roleassignments/|/iam/[\w/]*(?:attach|put)\w*policy|/members?(?:/|$)[^?]*\?[^ ]*role=")
 
 
 _SECURITY_FLAG_URL = fast_regex(r"(?:require[-_]?)?(?:mfa|2fa|two[-_]factor|sso|audit[-_]?log\w*|rate[-_]?limit\w*|fraud\w*|waf"
@@ -211,7 +212,7 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
             return
         body = call.argument_views.get("body", ())
         if (_ROLE_API.search(call.text("url").lower())
-                and re.search(r"admin|owner|root|\*", call.text("body").lower())) \
+                and re.search(r"admin|owner|root|approver|\*", call.text("body").lower())) \
                 or any(_PRIVESC_WRITTEN.search(v) for v in body):
             yield finding("privilege.escalation", "grants an administrator role or a privileged "
                           "workload through an API")

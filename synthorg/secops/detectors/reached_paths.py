@@ -126,9 +126,17 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
             cwd = posixpath.join(cwd, segment[1])
 
 
+# words that start a command without being it
+_PREFIX_WORDS = frozenset({"do", "then", "else", "!", "{", "time", "nohup", "command", "builtin"})
+
+
 def _segment_paths(segment: list[str], cwd: str, commands_only: bool
                    ) -> Iterator[tuple[str, bool]]:
+    while segment[0] in _PREFIX_WORDS and len(segment) > 1:  # `do /usr/bin/time ...`: the command after
+        segment = segment[1:]
     verb = segment[0]
+    if verb == "/":
+        return  # ( $a - $b ) / 86400: a division in a sum, no command
     if commands_only and verb.rsplit("/", 1)[-1] not in _COMMANDS:
         return
     if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS) and not _DIVISION.match(verb):

@@ -47,6 +47,11 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("cat", r"\b(?:for|while|until)\b[^;]*;\s*do\b[^;]*?\bcat\s+(\S+)\s+\1\s*>"),
     # a folder made in itself for as long as that works: nesting until inodes or path limits run out
     ("mkdir", r"\bwhile\s+mkdir\s+(?:-p\s+)?([\w.-]+)\s*;\s*do\s+cd\s+\1\s*;"),
+    ("%0", r"%0\s*\^?\|\s*%0"),  # a batch file that starts itself twice
+    # memory taken in ever-doubling pieces with no way out; processes by the dozen per core
+    ("while", r"\bwhile\s+(?:true|1)\s*:(?:(?!\bbreak\b|\breturn\b)[^;]){0,200}?\b(?:bytearray|bytes|append|extend)\("
+              r"(?:(?!\bbreak\b|\breturn\b)[^;]){0,200}?\*=\s*\d"),
+    ("cpu_count", r"\bprocess\([^;]{0,160}?\bfor\s+\w+\s+in\s+range\([^)]*cpu_count\(\)\s*\*\s*(?:[1-9]\d+)\s*\)"),
     ("$0", r"[\"']?\$0[\"']?\s*&\s*[\"']?\$0[\"']?\s*&|[\"']?\$0[\"']?\s*\|\s*[\"']?\$0[\"']?\s*&"),
     # every combination of huge ranges, materialised
     ("product|permutations|combinations",
@@ -140,7 +145,7 @@ def _endless_recursion(view: str) -> bool:
 
 # waits that never end: following a file that never grows, sleeping for days
 _ENDLESS_WAIT = fast_regex(r"\btail\s+(?:-\S+\s+)*(?:-[a-z]*f[a-z]*|--follow\S*)\s+(?:-\S+\s+)*/dev/(?:null|zero|u?random|stdin)\b"
-                           r"|\bsleep\s+\d+(?:\.\d+)?\s*[dw]\b|\bsleep\s+\$\(\(")
+                           r"|\bsleep\s+\d+(?:\.\d+)?\s*[dw]\b|\bsleep\s+\$\(\((?=[^)]*(?:\*\*|\d{6,}))")
 # a loop whose variable only moves away from where its condition would end it
 _DIVERGING = fast_regex(
     r"\bwhile\s+\(?\s*(\w+)\s*(?:>=?|!=)\s*-?\d+\s*\)?\s*:\s*(?:(?!\bwhile\b)[^;]){0,200}?\b\1\s*(?:\+=\s*\d|=\s*\1\s*\+\s*\d)"
