@@ -477,8 +477,9 @@ def separators(text: str) -> str:
     return _PWD.sub(".", text)
 
 
-# the shell's ~ (home) starts a word: `~/x`, `~`; "~8s" in prose is no home
-_HOME = re.compile(r"(?<![^\s=:'\"(,;&|<>])~(?=[/\s'\";&|)]|$)")
+# the shell's ~ (home) starts a word: `~/x`, `~`; "~8s" in prose is no home, nor is the match
+# operator of awk, perl or [[ ]] before its pattern: $9 ~ /^5/
+_HOME = re.compile(r"(?<![^\s=:'\"(,;&|<>])~(?=[/\s'\";&|)]|$)(?!\s+/)")
 
 
 def _plain_assignments(text: str) -> dict[str, str]:
@@ -791,6 +792,8 @@ _PERCENT = re.compile(r"%(?:25)?[0-9a-fA-F]{2}")
 _SQL_STATEMENT = re.compile(r"\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(?:select|with|insert|update|delete|create|alter|drop"
                             r"|truncate|merge|grant|revoke|copy|explain|vacuum|analyze|unload|upsert|replace\s+into"
                             r"|comment\s+on)\b", re.I | re.S)
+# lines only a shell script has (its functions' f() { would look like a call in code)
+_SHELL_SCRIPT_LINE = re.compile(r"^[ \t]*(?:set\s+-[euxo]+\b|fi|done|esac|then|do)[ \t]*$|^[ \t]*set\s+-[euxo]", re.M)
 _LOOKS_LIKE_CODE = fast_regex(r"\bimport\b|\((?<=\w\()|\bdef\b|\blambda\b")  # `\((?<=\w\()`: a call
 
 
@@ -906,14 +909,25 @@ def _sum_value(node: ast.AST) -> int:
 _SHELL_SYNTAX = re.compile(r"[\"'\\$`~]")  # what makes the shell read a text other than as written
 
 
+def _as_script_lines(text: str) -> str:
+    """A script's lines as commands ended by `;`, except where a line goes on: after do, then,
+    else, {, a pipe, && or || (`while :; do\n curl x &\ndone` is `while :; do curl x & done`)."""
+    lines = text.replace("\\\n", " ").replace("\n", " ; ")
+    return _GOES_ON.sub(r"\1 ", lines) if ";" in lines else lines
+
+
+_GOES_ON = re.compile(r"(\b(?:do|then|else)|[{|&])\s+;\s")
+
+
 def _forms(raw: str) -> list[str]:
     """`raw` as written and as the shell reads it: variables substituted, quotes and escapes
     removed, echoed substitutions replaced by what they echo, SQL comments stripped."""
     written = raw  # (a comment ends at its line's end: stripped before lines are joined)
-    if "\n" in raw and (raw.startswith("#!") or not (_LOOKS_LIKE_CODE.search(raw) or _SQL_STATEMENT.match(raw))):
+    if "\n" in raw and (raw.startswith("#!") or _SHELL_SCRIPT_LINE.search(raw)
+                        or not (_LOOKS_LIKE_CODE.search(raw) or _SQL_STATEMENT.match(raw))):
         # a script's lines are commands of their own (squashed, they would run into each other;
         # a SQL statement's lines are one statement: DELETE FROM t\nWHERE ...)
-        raw = raw.replace("\\\n", " ").replace("\n", " ; ")
+        raw = _as_script_lines(raw)
     forms = [raw]
     if _SHELL_SYNTAX.search(raw):
         echoed = _ARITHMETIC.sub(_computed, _ECHO_SUBST.sub(_echo_output, raw)) \
@@ -939,7 +953,8 @@ def _forms(raw: str) -> list[str]:
                   if _BRACE_COMMAND.search(f)]
     if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or (
             "--" in raw and _SQL_WORDS.search(raw)):  # (--WHERE in SQL; --if-exists in a shell)
-        forms += strip_sql_comments(written)  # only text with comments has anything to strip
+        # (only text with comments has anything to strip; a script's lines stay commands)
+        forms += [_as_script_lines(s) if raw is not written else s for s in strip_sql_comments(written)]
     if "/*!" in raw:  # MySQL runs a versioned comment's text (and reads past the others)
         versioned = _MYSQL_VERSIONED.sub(r" \1 ", raw)
         forms += [versioned, *strip_sql_comments(versioned)]

@@ -126,6 +126,7 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
             cwd = posixpath.join(cwd, segment[1])
 
 
+_REGEX_LITERAL = re.compile(r"/(?:\^|[^/]*[$*+?\[\]\\|][^/]*/$)")
 # words that start a command without being it
 _PREFIX_WORDS = frozenset({"do", "then", "else", "!", "{", "time", "nohup", "command", "builtin"})
 
@@ -139,7 +140,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         return  # ( $a - $b ) / 86400: a division in a sum, no command
     if commands_only and verb.rsplit("/", 1)[-1] not in _COMMANDS:
         return
-    if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS) and not _DIVISION.match(verb):
+    if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS) and not _DIVISION.match(verb) \
+            and not (verb == "~" and len(segment) > 1 and _REGEX_LITERAL.match(segment[1])):
         yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
     writes = verb in _WRITING_VERBS or verb.endswith("rm")
     args = segment[1:]
@@ -162,7 +164,10 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         args = [w.removeprefix("file://").removeprefix("fileb://") for w in args
                 if w.startswith(("file://", "fileb://"))] + [
             b for a, b in itertools.pairwise(args) if a in _FILE_FLAGS]
-    elif verb in ("grep", "egrep", "fgrep", "rg"):  # its pattern is text, not a path
+    if any(_REGEX_LITERAL.match(a) for a in args):  # awk's `$9 ~ /^5/`: a pattern and its match, no paths
+        args = [a for a, after in zip(args, [*args[1:], ""], strict=True)
+                if not _REGEX_LITERAL.match(a) and not (a == "~" and _REGEX_LITERAL.match(after))]
+    if verb in ("grep", "egrep", "fgrep", "rg"):  # its pattern is text, not a path
         args = _grep_files(args)
     if verb in _TEXT_VERBS:  # (and where `--git-dir=/...`-like options point)
         args = [w.split("=", 1)[-1] for w in args if w.split("=", 1)[-1].startswith(("/", "~", ".."))
