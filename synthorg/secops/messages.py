@@ -25,14 +25,14 @@ _INTERNAL_DATA = fast_regex(
     r"|\b(?:confidential|proprietary|internal[\s-]only|company[\s-]internal|trade\s+secrets?|under\s+(?:the\s+)?nda"
     r"|not\s+for\s+(?:external\s+)?distribution)\b|\b(?:payroll|salar(?:y|ies)\s+(?:data|list|sheet|table))\b"
     r"|\b(?:employee|staff|team|engineering|company)\s+roster\b|\bperformance\s+(?:ratings?|reviews?|scores)\b|\bsalaries\b"
-    r"|\bsalary\s+bands?\b|\bemployees?'?\s+names\b"
+    r"|\bsalary\s+bands?\b|\bemployees?'?\s+names\b|\b(?:our\s+)?(?:h[12]\s+|q[1-4]\s+|product\s+)?roadmap\b|\bpricing\s+plans?\b"
     # accounts listed with what they pay or how to reach them
     r"|\b(?:accounts?|customers?|clients?)\b[^.\n]{0,30}\bwith\s+(?:[\w-]+,?\s+){0,4}(?:mrr|arr|revenue|contact\s+e-?mails?|e-?mails?"
     r"|phone\s+numbers|renewal\s+dates)\b"
     r"|\b(?:credentials|passwords|api\s+keys|private\s+keys?|ssh\s+keys?|access\s+tokens?|secret\s+keys?"
     r"|auth\s+tokens?|env(?:ironment)?\s+(?:file|variables))\b")
 # what hands the data over, in the same sentence (not "manage your API keys in the dashboard")
-_HANDING = fast_regex(r"\b(?:attached|attaching|attachments?|enclosed|below|here\s+(?:is|are)|here's"
+_HANDING = fast_regex(r"\b(?:attached|attaching|attachments?|enclosed|below|here\s+(?:is|are)|here's|as\s+(?:promised|discussed|agreed)"
                       r"|as\s+requested|sending|forwarding|find|including|copy\s+of|pasted)\b|^\W*:")
 # an email's confidentiality footer says "confidential" of itself
 _DISCLAIMER = fast_regex(r"\bthis\s+(?:e-?mail|message|communication)\b[^.]{0,80}\bconfidential"

@@ -99,7 +99,7 @@ _DESTRUCTIVE = [
     # every item a registry's or a cloud's listing gives, deleted (its own pattern: the tool
     # named twice is one back-reference)
     (Hinted(fast_regex(r"\bfor\s+\w+\s+in\s+\$\(\s*(crane|skopeo|regctl|aws|gcloud|az|gsutil|kubectl|helm|gh|glab|vault)\b"
-                       r"[^)]*\)\s*;\s*do\b[^;]*\b\1\b[^;]*\b(?:delete|rm|remove|destroy|uninstall|terminate)\b"), "for"),
+                       r"[^)]*\)\s*;\s*do\b[^;]*\b\1\b[^;]*\b(?:delete|rm|remove|destroy|uninstall|terminate)\b"), "$("),
      "infrastructure_teardown", "deletes every item a registry's or a cloud's listing gives"),
     (Hinted(fast_regex(r"\b(aws|gcloud|gsutil|az|doctl|helm)\b[^;&|]*\b(?:ls|list)\b[^;&]*\|\s*xargs\b[^;&|]*\b\1\b[^;&|]*"
                        r"\b(?:rb|rm|delete|remove|destroy|terminate|uninstall)\b"), "xargs"),

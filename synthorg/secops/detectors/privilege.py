@@ -23,7 +23,7 @@ _AS_ROOT_NOW = (  # (hints, pattern)
      r"(?:\$\(|`)\s*(?:which|command -v|type -p)\s+(?:sudo|doas|pkexec|su)\s*(?:\)|`)"),
     ("/sudo|/doas|/pkexec|/su|sh -",
      r"(?:^|[;&|(`]\s*)/[\w./-]*/(?:sudo|doas|pkexec|su)(?:\s|$)|\b(?:ba|da|z|k)?sh\s+-(?:\w+\s+-)*p\b"),
-    ("su -|su root|su;|su |su&|su|",
+    ("su",  # (a `su` at a line's end has no other text to hint it)
      r"(?:^|[;&|(`]\s*)su(?:\s+-|\s+root\b|\s+-c\b|\s*$|\s*[;&|])"),
     ("passwd|useradd|adduser|usermod|groupadd|gpasswd|newgrp|vipw|sg |net ",
      r"(?:^|[\s;&|])(?:passwd|chpasswd|useradd|adduser|usermod|groupadd)\b|\b(?:gpasswd|newgrp|vipw)\b"
@@ -162,7 +162,7 @@ _CONTROL_OFF = re.compile(r"/(?:branch_protections?|protected_branches|branches/
                           r"|/silences\b.*[\"']value[\"']\s*:\s*[\"']\.\*[\"']")
 _ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\b|/script(?:console)?/?$"
                         r"|/teams?/(?:owners|[\w-]*admins?|administrators)/(?:members|memberships)/"
-                        r"|groupname=[\w-]*admin|/groups?/[\w%-]*admin[\w%-]*/(?:members|users)\b"
+                        r"|groupname=[\w-]*admin|/(?:groups?|roles?)/[\w%-]*admin[\w%-]*/(?:members|users|assignments)\b"
                         r"|/(?:admins|administrators)/(?:members|users)\b")
 
 
@@ -197,8 +197,10 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
                 r"[\"']?(?:enabled|on|active|value)[\"']?\s*:\s*(?:false|0|\"?off\"?|\"false\")", call.text("body").lower()):
             yield finding("privilege.security_disabled", "switches a security control off through an API")
             return
-        if re.search(r"/(?:users?|accounts?|members?)/[\w.@-]+/?$", call.text("url").lower()) and re.search(
-                r"[\"'](?:admin|is_admin|site_admin|superuser|is_superuser|is_staff)[\"']\s*:\s*true", call.text("body").lower()):
+        if re.search(r"/(?:users?|accounts?|members?)/[\w.@-]+/?(?:$|\?.*\b(?:admin|is_admin|site_admin|superuser)=(?:true|1)\b)",
+                     call.text("url").lower()) and (re.search(
+                r"[\"'](?:admin|is_admin|site_admin|superuser|is_superuser|is_staff)[\"']\s*:\s*true", call.text("body").lower())
+                or "?" in call.text("url")):
             yield finding("privilege.escalation", "makes a user an administrator through an API")
             return
         if re.search(r"/(?:merge_requests|pulls)/\d+/merge\b", call.text("url").lower()) and re.search(

@@ -29,7 +29,7 @@ _SEGMENT = fast_regex(r"\|\||&&|[;|&\n]|\$\(|\)|`")
 _PATHLIKE = fast_regex(r"(?:^|(?<=[\s=>(,\[\"']))(~?/(?!/\d)[^\s\"'`;|&<>(),\]]*|\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?"
                        r"|(?:[\w.\-]+/)+\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?)")
 _DIVISION = re.compile(r"//?\d")  # `x // 2**20` in code, not a path
-_REDIRECT = fast_regex(r"(?:\d?>>?|>\|)\s*([^\s;|&]+)")
+_REDIRECT = fast_regex(r"(?:\d?>>?|>\|)\s*([^\s;|&)]+)")  # ($(x 2>/dev/null): the ) ends the substitution)
 _READ_REDIRECT = re.compile(r"(?:^|[\s;&|])\d*<(?![<(&])\s*([~/.][^\s;|&<>)]*)")
 
 

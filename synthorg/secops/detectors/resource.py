@@ -103,7 +103,7 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"|\bx\s*\+=\s*x\b|\b(\w+)\s*=\s*\1\s*\*\s*2\b[^;]*\bwhile|\.append\(\s*\w+\s*\*\s*\d{6,}"),
     ("rlim_infinity", r"\bsetrlimit\([^)]*rlimit_(?:nproc|as|data|stack|fsize)[^)]*rlim_infinity"),
     ("ab |wrk|hey|siege|vegeta|locust|slowloris|hping",
-     r"\b(?:ab\s|(?:wrk|hey|siege|vegeta|locust|slowloris|hping3?)\b)[^;&|]*(?:-n\s*\d{6,}|-c\s*\d{3,}|--flood|-r\s*\d{4,})"),
+     r"\b(?:ab |(?:wrk|hey|siege|vegeta|locust|slowloris|hping3?)\b)[^;&|]*(?:-n\s*\d{6,}|-c\s*\d{3,}|--flood|-r\s*\d{4,})"),
     ("done", r"\bdo\b[^;]*&\s*done\b|&\s*done\b"),
 )
 

@@ -116,7 +116,7 @@ SQL_PRIVILEGE_PARTS = (
 # (hints, pattern) parts of the resource family (resource.py): sleeps, huge series, joins without end
 SQL_ABUSE_PARTS = (
     ("sleep(|benchmark(|generate_series",
-     r"\bpg_sleep\(\s*\d{3,}|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+(?:::\w+)?\s*,\s*\(?\s*(?:\d{9,}|10\s*\^\s*(?:9|\d{2,})|\d+e(?:9|\d{2,}))"),
+     r"\bpg_sleep\(\s*(?:\d{3,}|\d+\s*\*\s*\d+\s*\*)|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+(?:::\w+)?\s*,\s*\(?\s*(?:\d{9,}|10\s*\^\s*(?:9|\d{2,})|\d+e(?:9|\d{2,}))"),
     ("cross|from|recursive", r"\bcross\s+join\b[^;]*\bcross\s+join\b|\bfrom\s+\w+(?:\s+\w+)?\s*,\s*\w+(?:\s+\w+)?\s*,\s*\w+"
      r"|\bwith\s+recursive\b(?![^;]*\b(?:where|limit)\b)"
      r"|\bwith\s+recursive\b[^;]*\bunion\b[^;]*\bwhere\s+(?:true|1\s*=\s*1)\s*\)(?![^;]*\blimit\b)"),
