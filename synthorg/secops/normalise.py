@@ -489,6 +489,9 @@ def _plain_assignments(text: str) -> dict[str, str]:
             if value[:1] not in "$`" and "$" not in value}
 
 
+_ONE_VAR = re.compile(r"\$\{?([A-Za-z_]\w*|\d)\}?")
+
+
 def _with_values(text: str, values: dict[str, str]) -> str:
     """`text` with the variables `values` knows replaced (the others left as written)."""
     return _VAR.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), text)
@@ -503,6 +506,10 @@ def substitute_vars(text: str) -> str:
     for name, value in _ASSIGN.findall(text):
         if name in values and "$" in value:  # P=/etc/sudo; P=${P}ers: the earlier value in the later
             value = _with_values(value, {name: values[name]})
+        other = _ONE_VAR.fullmatch(value.strip("\"'"))
+        if other and other.group(1) not in values and other.group(1).lower() not in KNOWN_VARS:
+            values[name] = "_"  # DIR=$OPTARG, F=$1: set to something not known here (not to nothing)
+            continue
         values[name] = _echoed(value) if value[:1] in "$`" else value.strip("\"'")
 
     split = values.get("IFS", values.get("ifs", ""))  # IFS=, : a value's commas split words

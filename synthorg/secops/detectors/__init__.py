@@ -40,6 +40,8 @@ _ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|
                           r"|the\s+following|it|that)\b|\b(?:run|execute)\b[^.\n]{0,60}:\s"
                           r"|\b(?:just|simply|says|said|wants\s+you\s+to)\s+(?:\w+\s+){0,2}?(?:run|execute)\b|\b(?:run|execute)\s+[`'\"]"
                           r"|\b(?:run|execute)\s*(?::|\n)"
+                          # (or says it was approved and to go ahead: "approved in standup: DROP ..., go ahead")
+                          r"|\b(?:approved|signed\s+off|green-?lit)\b[^.\n]{0,30}:\s[^\n]{0,120}\bgo\s+ahead\b"
                           # (or hands the reader a command to use: "the fast route: `docker ...`")
                           r"|\b(?:use|try|do|route|way|fix|workaround|just)\b[^.\n`]{0,40}`[^`]{6,}`"
                           r"|\b(?:fix|workaround|steps?|solution|command|one-liner)\s*:\s")

@@ -90,7 +90,9 @@ _FOREIGN_SOURCE = AnyOf((
     ("apt-repository|deb ", r"\b(?:add-apt-repository|apt-add-repository)\s+(\S+)|\bdeb\s+(?:\[[^]]*\]\s+)?(https?://\S+)"),
     ("sources -a", r"\bgem\s+sources\s+-a\s+(\S+)"),
     # the same in a package manager's config file (pip.conf, .npmrc, .yarnrc, uv.toml)
-    ("index-url", r"\b(?:extra-)?index-url\s*=\s*[\"']?(\S+?)[\"']?(?:\s|$)"),
+    ("index-url", r"\b(?:extra-)?index-url\s*=\s*[\"']?(\S+?)[\"']?(?:\s|$)"
+                  # (and in a requirements file, an option line of its own)
+                  r"|(?:^|[;\s])--(?:extra-)?index-url[\s=]+(\S+)"),
 ))
 # a file downloaded, then run (each name the download wrote, looked for after it)
 _DOWNLOADED = re.compile(r"\b(?:curl|wget)\b[^;&|]*\s(?:-o\s*|-[a-z]*o\s+|--output[\s=]+|-O\s+|>\s*)(?!\w+://)([\w./~-]+)"

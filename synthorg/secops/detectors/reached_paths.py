@@ -26,7 +26,8 @@ def _as_text(m: re.Match[str]) -> str:
         return text
     return text.translate(_AS_SPACE)
 _SEGMENT = fast_regex(r"\|\||&&|[;|&\n]|\$\(|\)|`")
-_PATHLIKE = fast_regex(r"(?:^|(?<=[\s=>(,\[\"']))(~?/(?!/\d)[^\s\"'`;|&<>(),\]]*|\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?"
+# (after a quote only where the quote opens: "$dir"/*.dump is inside $dir, not at the root)
+_PATHLIKE = fast_regex(r"(?:^|(?<=[\s=>(,\[])|(?<=[\s=>(,\[][\"'])|(?<=^[\"']))(~?/(?!/\d)[^\s\"'`;|&<>(),\]]*|\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?"
                        r"|(?:[\w.\-]+/)+\.\.(?![\w.])(?:/[^\s\"'`;|&<>(),\]]*)?)")
 _DIVISION = re.compile(r"//?\d")  # `x // 2**20` in code, not a path
 _REDIRECT = fast_regex(r"(?:\d?>>?|>\|)\s*([^\s;|&)]+)")  # ($(x 2>/dev/null): the ) ends the substitution)
