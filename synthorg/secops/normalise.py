@@ -969,15 +969,11 @@ def _forms(raw: str) -> list[str]:
         raw = _SQL_CHAR_LIST.sub(lambda m: "'" + "".join(chr(int(n)) for n in re.findall(r"\d+", m.group(1))
                                                         if int(n) < 128) + "'", raw)
         forms.append(raw)
-    if "chr(" in raw.lower() and "||" in raw:  # CHR(47)||CHR(101)||... is '/e...'
-        raw = _SQL_CHR_CHAIN.sub(lambda m: "'" + "".join(chr(int(n)) for n in re.findall(r"\d+", m.group(0))
-                                                         if int(n) < 128) + "'", raw)
-        forms.append(raw)
     if "concat(" in raw.lower():  # MySQL's CONCAT('/et','c/','shadow') is the string it makes
         forms.append(_SQL_CONCAT_CALL.sub(lambda m: "'" + "".join(_SQL_LITERAL.findall(m.group(1))) + "'", raw))
     if "'" in raw and "+" in raw and _SQL_PLUS.search(raw):  # T-SQL: N'DR' + N'OP TABLE x'
         forms.append(_SQL_PLUS.sub("", raw))
-    if "||" in raw and "'" in raw:  # SQL strings built in pieces: 'DR'||'OP '||chr(84)||'ABLE'
+    if "||" in raw and ("'" in raw or "chr(" in raw.lower()):  # strings built in pieces: 'DR'||'OP '||chr(84)||'ABLE'
         raw = _SQL_CONCAT.sub("", _SQL_CHR.sub(
             lambda m: f"'{chr(int(m.group(1)))}'" if int(m.group(1)) < 128 else m.group(0), raw))
         forms.append(_SQL_SPLICE.sub(r"\1", raw))  # '... (1, ' || (10^12)::bigint || ') ...': the value in place
@@ -1030,7 +1026,6 @@ _MYSQL_VERSIONED = re.compile(r"/\*!\d*\s*(.*?)\*/", re.S)
 _SQL_WORDS = re.compile(r"\b(?:select|update|delete|insert|where|set|values)\b", re.I)
 _SQL_CHR = re.compile(r"\bchr\(\s*(\d{1,3})\s*\)", re.I)
 _SQL_CHAR_LIST = re.compile(r"\b(?:n?char)\(\s*(\d{1,3}(?:\s*,\s*\d{1,3})+)\s*\)", re.I)
-_SQL_CHR_CHAIN = re.compile(r"\b(?:chr|char)\(\s*\d{1,3}\s*\)(?:\s*\|\|\s*(?:chr|char)\(\s*\d{1,3}\s*\))+", re.I)
 _SQL_PLUS = re.compile(r"'\s*\+\s*N?'")
 _SQL_CONCAT_CALL = re.compile(r"\bconcat\(\s*((?:'[^']*'\s*,\s*)+'[^']*')\s*\)", re.I)
 _SQL_LITERAL = re.compile(r"'([^']*)'")

@@ -276,13 +276,14 @@ _TO_LOGIN = re.compile(r"\b(?:echo|printf|cat)\s+(?:-\w+\s+)*[\"']?(?:%s\\n[\"']
                        r"[^;&|]*")  # (--password-stdin: a view without SQL-like comments may have lost it)
 
 
-# a server-side secret read where the bundler inlines it into what browsers download
-_SECRET_TO_BROWSER = re.compile(r"(?:process\.env|import\.meta\.env)\.(?:\w+_)?(?:SECRET|PRIVATE|SIGNING)\w*"
-                                r"|\b(?:NEXT_PUBLIC|VITE|REACT_APP|NUXT_PUBLIC|GATSBY|EXPO_PUBLIC)_\w*(?:SECRET|PRIVATE_KEY|SIGNING)\w*", re.I)
+# a server-side secret read where the bundler inlines it into what browsers download: in a
+# client's source, or named with a prefix that tells the bundler to ship it (VITE_..._SECRET)
+_BROWSER_ENV = re.compile(r"\b(?:NEXT_PUBLIC|VITE|REACT_APP|NUXT_PUBLIC|GATSBY|EXPO_PUBLIC)_\w*(?:SECRET|PRIVATE_KEY|SIGNING)", re.I)
+_SECRET_TO_BROWSER = re.compile(r"(?:process\.env|import\.meta\.env)\.(?:\w+_)?(?:SECRET|PRIVATE|SIGNING)|"
+                                + _BROWSER_ENV.pattern, re.I)
 _BROWSER_PATH = fast_regex(r"^(?!.*(?:server|api|backend|functions|lambdas?|workers?|middleware|pages/api)[/.])"
                            r"(?:.*(?:^|/)(?:public|static|client|frontend|browser|www)/|.*(?:^|/)(?:web|webapp|ui)/src/"
                            r"|.*(?:^|/)public\.\w+$|.*\.(?:tsx|jsx|vue|svelte)$)")
-_BROWSER_ENV = re.compile(r"\b(?:NEXT_PUBLIC|VITE|REACT_APP|NUXT_PUBLIC|GATSBY|EXPO_PUBLIC)_\w*(?:SECRET|PRIVATE_KEY|SIGNING)", re.I)
 
 
 def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...]

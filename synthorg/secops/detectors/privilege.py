@@ -152,7 +152,7 @@ _PRIV_GRANT = Hinted(fast_regex(
 # APIs that bind roles: Kubernetes RBAC, cloud IAM policies
 _ROLE_API = fast_regex(r"/rbac\.authorization\.k8s\.io/v1/(?:cluster)?rolebindings|:setiampolicy\b|/v1/auth/token/create\b"
                        r"|/v1/sys/polic(?:y|ies)/"
-                       r"|/users?/[^/?]+/(?:roles|groups|permissions|scopes)\b|/(?:role_?)?assignments\b|/roleassignments/|/iam/[\w/]*(?:attach|put)\w*policy|/members?(?:/|$)[^?]*\?[^ ]*role=")
+                       r"|/users?/[^/?]+/(?:roles|groups|permissions|scopes)\b|/(?:role_?)?assignments\b|/iam/[\w/]*(?:attach|put)\w*policy|/members?(?:/|$)[^?]*\?[^ ]*role=")
 
 
 _SECURITY_FLAG_URL = fast_regex(r"(?:require[-_]?)?(?:mfa|2fa|two[-_]factor|sso|audit[-_]?log\w*|rate[-_]?limit\w*|fraud\w*|waf"
@@ -197,10 +197,11 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
                 r"[\"']?(?:enabled|on|active|value)[\"']?\s*:\s*(?:false|0|\"?off\"?|\"false\")", call.text("body").lower()):
             yield finding("privilege.security_disabled", "switches a security control off through an API")
             return
-        if re.search(r"/(?:users?|accounts?|members?)/[\w.@-]+/?(?:$|\?.*\b(?:admin|is_admin|site_admin|superuser)=(?:true|1)\b)",
-                     call.text("url").lower()) and (re.search(
-                r"[\"'](?:admin|is_admin|site_admin|superuser|is_superuser|is_staff)[\"']\s*:\s*true", call.text("body").lower())
-                or "?" in call.text("url")):
+        url = call.text("url").lower()
+        if re.search(r"/(?:users?|accounts?|members?)/[\w.@-]+/?(?:\?|$)", url) and (
+                re.search(r"[?&](?:admin|is_admin|site_admin|superuser)=(?:true|1)\b", url) or re.search(
+                    r"[\"'](?:admin|is_admin|site_admin|superuser|is_superuser|is_staff)[\"']\s*:\s*true",
+                    call.text("body").lower())):
             yield finding("privilege.escalation", "makes a user an administrator through an API")
             return
         if re.search(r"/(?:merge_requests|pulls)/\d+/merge\b", call.text("url").lower()) and re.search(

@@ -127,7 +127,8 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
             cwd = posixpath.join(cwd, segment[1])
 
 
-_REGEX_LITERAL = re.compile(r"/(?:\^|[^/]*[$*+?\[\]\\|][^/]*/$)")
+# (a pattern: /^5/, /a|b/, /x$/; a glob's * ? [ ] are a path's: ls /*/)
+_REGEX_LITERAL = re.compile(r"/(?:\^|[^/]*[$+\\|][^/]*/$)")
 # words that start a command without being it
 _PREFIX_WORDS = frozenset({"do", "then", "else", "!", "{", "time", "nohup", "command", "builtin"})
 
