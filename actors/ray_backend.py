@@ -39,6 +39,7 @@ from synthorg.sim.placement import BalancedPlacement, ClaimedPlacement, HomePlac
 from synthorg.sim.scratch import Scratch, sweep_abandoned
 
 _dashboard: dict[str, str | None] = {"url": None}
+_started: dict[str, bool] = {"here": False}  # this process started the Ray it is connected to
 # A tick's batches are a few hundred KB: passing them inline over gRPC is cheaper here than a
 # round trip through the shared-memory object store. Ray starts workers at nice 15, behind
 # the driver and its daemons; a simulation's few group workers are the work, so they run at
@@ -82,6 +83,7 @@ def ensure_ray(address: str | None = None, dashboard: bool = False, cpus: int | 
         raylets = [p.pid for p in psutil.Process().children(recursive=True)
                    if p.name() == "raylet"]
         if raylets:  # started here: ours to clean up after, and to mark for the next run
+            _started["here"] = True
             node = getattr(ray._private.worker, "_global_node", None)
             session = Path(node.get_session_dir_path()) if node is not None else None
             if session is not None:
@@ -199,6 +201,11 @@ def cluster_cpus() -> int:
 def one_node() -> bool:
     """Whether the cluster is this one machine (then every actor runs beside the driver)."""
     return sum(1 for n in ray.nodes() if n.get("Alive")) == 1
+
+
+def started_here() -> bool:
+    """Whether this process started the Ray it is connected to (its workers end with it)."""
+    return _started["here"] and ray.is_initialized()
 
 
 def dashboard_url() -> str | None:

@@ -40,6 +40,7 @@ def sweep(
     """Run an experiment: every (point, seed) as a Ray task, rows to DIR/runs.parquet as runs
     finish, mean/sd/95 % interval per point to DIR/aggregate.parquet. Running the same command
     again runs only what is not finished."""
+    from actors.ray_backend import started_here as ray_started_here
     from synthorg.experiments.points import plan_runs
     from synthorg.experiments.spec import ExperimentSpec, load_spec
     from synthorg.experiments.sweep import SweepReport
@@ -65,7 +66,8 @@ def sweep(
 
     try:
         with progress:
-            report = run_sweep(spec, runs, out, retry_failed=retry_failed, on_change=show)
+            report = run_sweep(spec, runs, out, retry_failed=retry_failed, on_change=show,
+                               owns_ray=ray_started_here())
     except MisuseError as exc:
         raise fail(str(exc), EXIT_MISUSE) from None
     except KeyboardInterrupt:  # (a second Ctrl-C, or one while Ray went down): rows are kept

@@ -105,8 +105,10 @@ def _error_of(exc: BaseException) -> str:
 
 
 def sweep(spec: ExperimentSpec, runs: list[Run], out: Path, retry_failed: bool = False,
-          on_change: Callable[[SweepReport], None] | None = None) -> SweepReport:
-    """Run what is not finished in `out`; Ray must be initialised. Returns the counts."""
+          on_change: Callable[[SweepReport], None] | None = None, owns_ray: bool = False
+          ) -> SweepReport:
+    """Run what is not finished in `out`; Ray must be initialised. Returns the counts.
+    `owns_ray`: this process started Ray, so an interrupt stops it (and the runs with it)."""
     import ray
 
     params = list(dict.fromkeys(p for r in runs for p in r.params))
@@ -152,14 +154,20 @@ def sweep(spec: ExperimentSpec, runs: list[Run], out: Path, retry_failed: bool =
             report.interrupted = True
             # (Ray may be going down with the same Ctrl-C: a cancel that fails is no matter,
             # the rows already written are the sweep's record)
-            with contextlib.suppress(KeyboardInterrupt, Exception):
-                for ref in pending:
-                    with contextlib.suppress(Exception):
-                        ray.cancel(ref, force=True)
             # return once the runs have stopped, so none still writes its directory when the
             # same command starts it again (a second Ctrl-C stops waiting)
-            with contextlib.suppress(KeyboardInterrupt, Exception):
-                ray.wait(list(pending), num_returns=len(pending), timeout=CANCEL_WAIT_S)
+            if owns_ray:  # the runs end with the Ray this command started: no cancel, whose
+                # race with a run finishing at that moment aborts Ray's core worker (a RAY_CHECK
+                # in its task manager: "Tried to complete task that was not pending")
+                with contextlib.suppress(KeyboardInterrupt, Exception):
+                    ray.shutdown()
+            else:
+                with contextlib.suppress(KeyboardInterrupt, Exception):
+                    for ref in pending:
+                        with contextlib.suppress(Exception):
+                            ray.cancel(ref, force=True)
+                with contextlib.suppress(KeyboardInterrupt, Exception):
+                    ray.wait(list(pending), num_returns=len(pending), timeout=CANCEL_WAIT_S)
         with contextlib.suppress(KeyboardInterrupt):  # (the next command rebuilds them from rows)
             store.write_tables(out, list(all_rows.values()), params)
         return report
