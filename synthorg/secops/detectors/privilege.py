@@ -187,42 +187,42 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
     if _ONE_CLOUD_READ.match(call.text("command")):
         return  # one cloud or cluster read: who holds a role is looked at, not given
     method = call.text("method").strip().lower()
+    url, sent = call.text("url").lower(), call.text("body").lower()  # (a request's; empty for other calls)
     if call.action_type == "net:http" and (
-            (method == "delete" and re.search(r"/(?:mfa|2fa|totp|webauthn|security[-_]keys?)(?:[/?]|$)", call.text("url").lower()))
-            or (method in ("post", "put", "patch") and _CONTROL_OFF.search(call.text("url").lower() + " " + call.text("body").lower()))):
+            (method == "delete" and re.search(r"/(?:mfa|2fa|totp|webauthn|security[-_]keys?)(?:[/?]|$)", url))
+            or (method in ("post", "put", "patch") and _CONTROL_OFF.search(url + " " + sent))):
         yield finding("privilege.security_disabled", "removes a review, MFA or alerting control through an API")
         return
     if call.action_type == "net:http" and method in ("post", "put", "patch"):
-        if _SECURITY_FLAG_URL.search(call.text("url").lower()) and re.search(
-                r"[\"']?(?:enabled|on|active|value)[\"']?\s*:\s*(?:false|0|\"?off\"?|\"false\")", call.text("body").lower()):
+        if _SECURITY_FLAG_URL.search(url) and re.search(
+                r"[\"']?(?:enabled|on|active|value)[\"']?\s*:\s*(?:false|0|\"?off\"?|\"false\")", sent):
             yield finding("privilege.security_disabled", "switches a security control off through an API")
             return
-        url = call.text("url").lower()
         if re.search(r"/(?:users?|accounts?|members?)/[\w.@-]+/?(?:\?|$)", url) and (
                 re.search(r"[?&](?:admin|is_admin|site_admin|superuser)=(?:true|1)\b", url) or re.search(
                     r"[\"'](?:admin|is_admin|site_admin|superuser|is_superuser|is_staff)[\"']\s*:\s*true",
-                    call.text("body").lower())):
+                    sent)):
             yield finding("privilege.escalation", "makes a user an administrator through an API")
             return
-        if re.search(r"/(?:merge_requests|pulls)/\d+/merge\b", call.text("url").lower()) and re.search(
-                r"skip_ci\W+true|bypass\w*\W+true", call.text("body").lower()):
+        if re.search(r"/(?:merge_requests|pulls)/\d+/merge\b", url) and re.search(
+                r"skip_ci\W+true|bypass\w*\W+true", sent):
             yield finding("privilege.checks_bypassed", "merges with the required checks skipped",
                           block=False, tier=RiskTier.high)
             return
-        if _ADMIN_API.search(call.text("url").lower()):
+        if _ADMIN_API.search(url):
             yield finding("privilege.escalation", "runs code on a server's script console or adds a "
                           "member to an administrators' group through an API")
             return
         body = call.argument_views.get("body", ())
-        if (_ROLE_API.search(call.text("url").lower())
-                and re.search(r"admin|owner|root|approver|\*", call.text("body").lower())) \
+        if (_ROLE_API.search(url)
+                and re.search(r"admin|owner|root|approver|\*", sent)) \
                 or any(_PRIVESC_WRITTEN.search(v) for v in body):
             yield finding("privilege.escalation", "grants an administrator role or a privileged "
                           "workload through an API")
             return
     reads = (call.action_type == "db:query" and bool(re.match(r"\s*(?:select|with|explain|show)\b",
                                                               call.text("query").lower()))) or (
-        call.action_type == "net:http" and call.text("method").strip().upper() in ("", "GET", "HEAD", "OPTIONS"))
+        call.action_type == "net:http" and method in ("", "get", "head", "options"))
     reported = call.action_type in ("comms:message", "comms:email") and bool(REPORTING_WORDS.search(
         "\n".join(views or call.all_views)))
     if any(_ADMIN_MERGE.search(v) for v in code):
