@@ -229,7 +229,7 @@ def _inner_bodies(text: str) -> Iterator[tuple[str | None, ...]]:
         for m in _INNER.finditer(text):
             yield m.groups()
 _ASSIGN = re.compile(r"(?:^|[;&|\s(])(?:export\s+|local\s+|declare\s+(?:-\w+\s+)?)?"
-                     r"([A-Za-z_][A-Za-z0-9_]*)=(\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`|\"[^\"]*\"|'[^']*'|[^\s;&|]*)")
+                     r"([A-Za-z_][A-Za-z0-9_]*)=((?:\$\((?:[^()]|\([^()]*\))*\)|`[^`]*`|\"[^\"]*\"|'[^']*'|[^\s;&|\"'`])*)")
 # what an echo or printf substitution gives: `c=$(printf '%s' 'terr' 'aform')` is terraform
 _ECHOED_VALUE = re.compile(r"^(?:\$\(|`)\s*(echo|printf)\s+(.*?)\s*(?:\)|`)$", re.S)
 _PRINTF_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))")
@@ -483,10 +483,17 @@ _HOME = re.compile(r"(?<![^\s=:'\"(,;&|<>])~(?=[/\s'\";&|)]|$)(?!\s+/)")
 
 
 def _plain_assignments(text: str) -> dict[str, str]:
-    """The variables `text` sets to a plain value (no substitution), for the texts found
-    inside it: read alone, their variables would be unset."""
-    return {name: value.strip("\"'") for name, value in _ASSIGN.findall(text)
-            if value[:1] not in "$`" and "$" not in value}
+    """The variables `text` sets to a value that starts plain (`logs`, `out-$(date +%s)`,
+    `${DIR:-./logs}`), for the texts found inside it: read alone, their variables would be
+    unset, and where a path starts is what its place depends on."""
+    found = {}
+    for name, value in _ASSIGN.findall(text):
+        value = value.strip("\"'")
+        own = _OWN_DEFAULT.fullmatch(value)
+        value = own.group(2) if own and own.group(1) == name else value
+        if value[:1] not in "$`":
+            found[name] = value
+    return found
 
 
 _ONE_VAR = re.compile(r"\$\{?([A-Za-z_]\w*|\d)\}?")
@@ -506,6 +513,10 @@ def substitute_vars(text: str) -> str:
     for name, value in _ASSIGN.findall(text):
         if name in values and "$" in value:  # P=/etc/sudo; P=${P}ers: the earlier value in the later
             value = _with_values(value, {name: values[name]})
+        own = _OWN_DEFAULT.fullmatch(value.strip("\"'"))
+        if own and own.group(1) == name and name not in values:
+            values[name] = own.group(2)  # BASE=${BASE:-https://...}: set from outside, or this
+            continue
         other = _ONE_VAR.fullmatch(value.strip("\"'"))
         if other and other.group(1) not in values and other.group(1).lower() not in KNOWN_VARS:
             values[name] = "_"  # DIR=$OPTARG, F=$1: set to something not known here (not to nothing)
@@ -555,6 +566,7 @@ _SINGLE_QUOTED_PART = re.compile(r"((?<![\w\\])'[^'\n]*')")
 
 _TRIM = re.compile(r"\$\{\w+(%%|%|##|#)([^}]*)\}")
 _DEFAULT = re.compile(r"\$\{\w+:?[-=]([^}]*)\}")
+_OWN_DEFAULT = re.compile(r"\$\{(\w+):?[-=]([^}]*)\}")
 DEFAULT_WORKSPACE = "/workspace"  # (what the working folder is when a trim needs its full path)
 
 
@@ -800,7 +812,8 @@ _SQL_STATEMENT = re.compile(r"\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(?:select|with|i
                             r"|truncate|merge|grant|revoke|copy|explain|vacuum|analyze|unload|upsert|replace\s+into"
                             r"|comment\s+on)\b", re.I | re.S)
 # lines only a shell script has (its functions' f() { would look like a call in code)
-_SHELL_SCRIPT_LINE = re.compile(r"^[ \t]*(?:set\s+-[euxo]+\b|fi|done|esac|then|do)[ \t]*$|^[ \t]*set\s+-[euxo]", re.M)
+_SHELL_SCRIPT_LINE = re.compile(r"^[ \t]*(?:set\s+-[euxo]+\b|fi|done|esac|then|do)[ \t]*$|^[ \t]*set\s+-[euxo]"
+                                r"|^[ \t]*(?:function\s+)?[\w-]+\s*\(\)\s*\{", re.M)  # (or a function of the shell's)
 _LOOKS_LIKE_CODE = fast_regex(r"\bimport\b|\((?<=\w\()|\bdef\b|\blambda\b")  # `\((?<=\w\()`: a call
 
 
@@ -1064,7 +1077,7 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
     return hidden
 
 
-_REV = re.compile(r"\brev\b")
+_REV = re.compile(r"(?<![\w-])rev(?![\w-])")  # (not git rev-parse)
 # tr SET1 SET2 given text: by a here-string, or from echo/printf through a pipe
 _TRANSLATED = re.compile(r"\btr\s+(['\"]?)([\w\-]+)\1\s+(['\"]?)([\w\-]+)\3\s*<<<\s*(['\"])(.*?)\5"
                          r"|\b(?:echo|printf)\s+(['\"])(.*?)\7\s*\|\s*tr\s+(['\"]?)([\w\-]+)\9\s+(['\"]?)([\w\-]+)\11", re.S)

@@ -27,10 +27,21 @@ READABLE_PATHS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin", "/
                   "/etc/timezone", "/etc/localtime", "/proc/cpuinfo", "/proc/meminfo", "/proc/loadavg",
                   "/proc/version", "/proc/uptime")
 # the top-level folders a system has (a lone "/word" elsewhere is no path anyone reaches)
-_KNOWN_TOP = frozenset({"/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var", "/usr",
+KNOWN_TOP = frozenset({"/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var", "/usr",
                         "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/opt", "/srv", "/mnt", "/media",
                         "/run", "/snap", "/tmp", "/workspace", "/data", "/app", "/backup", "/backups",
                         "/secrets", "/private", "/shared", "/export", "/nfs", "/volumes", "/config"})
+
+
+def on_file_system(word: str) -> bool:
+    """Whether a word that is a value (an array's, a loop's) names a place a file system has:
+    ~/.ssh, ../x, /etc/..., not a web route like /healthz or /v1/status."""
+    word = word.strip("\"'()")
+    if word.startswith(("~", "..", "$")) or not word.startswith("/"):
+        return True
+    return "/" + word[1:].split("/", 1)[0] in KNOWN_TOP
+
+
 # outside the workspace and sensitive: system configuration, other users, the kernel, binaries
 SENSITIVE_ROOTS = ("/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var", "/usr",
                    "/bin", "/sbin", "/lib", "/lib64", "/opt", "/srv", "/mnt", "/media", "/run",
@@ -113,7 +124,7 @@ def place_of(path: str, workspace: str) -> str:
     """`workspace`, `harmless` or `sensitive` (absolute `path`, resolved)."""
     if inside(path, workspace):
         return "workspace"
-    if path != "/" and path.count("/") == 1 and path not in _KNOWN_TOP and "." not in path:
+    if path != "/" and path.count("/") == 1 and path not in KNOWN_TOP and "." not in path:
         return "harmless"
     if path in HARMLESS_PATHS or path.startswith(_HARMLESS_PREFIXES):
         return "harmless"

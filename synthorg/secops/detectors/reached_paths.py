@@ -12,17 +12,19 @@ from collections.abc import Iterator
 from synthorg.secops.calls import ToolCall
 from synthorg.secops.detectors.sql import SQL_FILE
 from synthorg.secops.normalise import HOOK_FOLDERS, fast_regex, words
-from synthorg.secops.places import READABLE_PATHS
+from synthorg.secops.places import READABLE_PATHS, on_file_system
 
 _SEARCH_PATH = re.compile(r"(?:path|ld_library_path|pythonpath|manpath|classpath|gopath|node_path)=", re.I)
-_QUOTED_SEPARATOR = re.compile(r"\"[^\"\n|;&()]*[|;&()][^\"\n]*\"|'[^'\n|;&()]*[|;&()][^'\n]*'")
+# quoted strings paired from the left, as the shell pairs them (a closing quote opens nothing)
+_QUOTED = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'")
+_SEPARATORS = re.compile(r"[|;&()]")
 _AS_SPACE = str.maketrans("|;&()", "     ")
 
 
 def _as_text(m: re.Match[str]) -> str:
     """A quoted string's separators as spaces (but a double-quoted "$(...)" still runs)."""
     text = m.group(0)
-    if text[0] == '"' and ("$(" in text or "`" in text):
+    if not _SEPARATORS.search(text) or (text[0] == '"' and ("$(" in text or "`" in text)):
         return text
     return text.translate(_AS_SPACE)
 _SEGMENT = fast_regex(r"\|\||&&|[;|&\n]|\$\(|\)|`")
@@ -106,9 +108,8 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
         if "<" in view:  # exec 3</path, cmd < /path: read
             for m in _READ_REDIRECT.finditer(view):
                 yield m.group(1), False
-    if ("'" in view or '"' in view) and _QUOTED_SEPARATOR.search(view):
-        # a quoted | or ; is text (grep's "a|b"), not the end of a command
-        view = _QUOTED_SEPARATOR.sub(_as_text, view)
+    if "'" in view or '"' in view:  # a quoted | or ; is text (grep's "a|b"), not the end of a command
+        view = _QUOTED.sub(_as_text, view)
     if "$(" in view or "`" in view:  # exports/$(date +%F)/: one word, the substitution read on its own
         view = _EMBEDDED_SUBSTITUTION.sub(_unknown_part, view)
     cwd = ""
@@ -129,6 +130,7 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
 
 # (a pattern: /^5/, /a|b/, /x$/; a glob's * ? [ ] are a path's: ls /*/)
 _REGEX_LITERAL = re.compile(r"/(?:\^|[^/]*[$+\\|][^/]*/$)")
+_ARRAY = re.compile(r"\w+\+?=\(")
 # words that start a command without being it
 _PREFIX_WORDS = frozenset({"do", "then", "else", "!", "{", "time", "nohup", "command", "builtin"})
 
@@ -147,6 +149,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
     writes = verb in _WRITING_VERBS or verb.endswith("rm")
     args = segment[1:]
+    if verb == "for" or _ARRAY.match(verb):  # values, not yet places: endpoints=(/healthz /v1/status)
+        args = [w for w in segment if on_file_system(w.split("=(", 1)[-1])]
     if verb in ("df", "du", "basename", "dirname"):
         return  # sizes and free space, or names: not contents
     if verb == "sed":
@@ -169,7 +173,9 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
     if any(_REGEX_LITERAL.match(a) for a in args):  # awk's `$9 ~ /^5/`: a pattern and its match, no paths
         args = [a for a, after in zip(args, [*args[1:], ""], strict=True)
                 if not _REGEX_LITERAL.match(a) and not (a == "~" and _REGEX_LITERAL.match(after))]
-    if verb in ("grep", "egrep", "fgrep", "rg"):  # its pattern is text, not a path
+    if verb == "tr":
+        return  # sets of characters (tr '/:' '__'), and only ever its input
+    if verb in ("grep", "egrep", "fgrep", "rg", "jq", "yq"):  # its pattern (filter) is text, not a path
         args = _grep_files(args)
     if verb in _TEXT_VERBS:  # (and where `--git-dir=/...`-like options point)
         args = [w.split("=", 1)[-1] for w in args if w.split("=", 1)[-1].startswith(("/", "~", ".."))
