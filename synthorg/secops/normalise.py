@@ -523,6 +523,12 @@ def substitute_vars(text: str) -> str:
             continue
         values[name] = _echoed(value) if value[:1] in "$`" else value.strip("\"'")
 
+    if "read" in text or "for" in text:  # `while read -r path`, `for f in ...`: the script's own
+        # variables, holding something not known here (not $PATH's value)
+        for m in _SCRIPT_SET.finditer(text):
+            items = m.group(3) or ""  # (a loop over words written out stands for them all)
+            for name in (m.group(1) or m.group(2)).split():
+                values.setdefault(name, items.strip() if items and "$" not in items and "`" not in items else "_")
     split = values.get("IFS", values.get("ifs", ""))  # IFS=, : a value's commas split words
     split_on = {ord(c): " " for c in split if not c.isspace() and not c.isalnum()}
 
@@ -564,6 +570,8 @@ def substitute_vars(text: str) -> str:
 _SINGLE_QUOTED_PART = re.compile(r"((?<![\w\\])'[^'\n]*')")
 
 
+_SCRIPT_SET = re.compile(r"\bread\s+(?:-[a-zA-Z]+\s+(?:[\"'][^\"']*[\"']\s+|\d+\s+)?)*([A-Za-z_]\w*(?:[ \t]+[A-Za-z_]\w*)*)"
+                         r"|\bfor\s+([A-Za-z_]\w*)\s+in\b([^;\n]*)")
 _TRIM = re.compile(r"\$\{\w+(%%|%|##|#)([^}]*)\}")
 _DEFAULT = re.compile(r"\$\{\w+:?[-=]([^}]*)\}")
 _OWN_DEFAULT = re.compile(r"\$\{(\w+):?[-=]([^}]*)\}")
@@ -1045,10 +1053,29 @@ _SQL_LITERAL = re.compile(r"'([^']*)'")
 _SQL_CONCAT = re.compile(r"'\s*\|\|\s*'")
 
 
+_DECODES = re.compile(r"\bbase64\s+(?:-\w*d\w*|--decode)|\bb(?:64|32|16|85)decode\(|\bxxd\s+-r|\bfromhex\(|\bunhexlify\(")
+# a decoding whose output is only shown: to the terminal, printed, paged or dumped
+_SHOWN = re.compile(r"(?:\bbase64\s+(?:-\w*d\w*|--decode)|\bxxd\s+-r\s*(?:-p)?)\s*(?=$|;|&&|\|\||\|\s*(?:head|less|more|cat|xxd|hexdump"
+                    r"|od|strings|file|wc)\b)|\b(?:print|pprint)\(\s*(?:repr\()?(?:base64\.|binascii\.)?"
+                    r"(?:b(?:64|32|16|85)decode|unhexlify)\(|\b(?:print|pprint)\(\s*(?:repr\()?bytes\.fromhex\(")
+_RUNS = re.compile(r"\$\(|`|\b(?:eval|exec|source|system|popen|subprocess|spawn|compile|__import__|getattr|importlib"
+                   r"|psql|mysql|sqlite3|curl|wget|socket|requests|urllib|execute|connect|open)\b|\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|>")
+
+
+def _only_shown(raw: str) -> bool:
+    """Whether every blob `raw` decodes is only looked at (`echo ... | base64 -d`,
+    print(b64decode(...))) and nothing in it runs or sends what it says."""
+    decodings = len(_DECODES.findall(raw))
+    return decodings > 0 and decodings == len(_SHOWN.findall(raw)) and not _RUNS.search(raw)
+
+
 def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
     """The texts hidden in `raw`: decoded blobs, code inside code, text written backwards,
     percent-encoded and look-alike Unicode text."""
-    hidden = [b.plain for b in blobs if len(b.plain) > 1] + inner_texts(raw)
+    shown = bool(blobs) and _only_shown(raw)
+    # (a blob decoded only to be looked at, `echo ... | base64 -d`, print(b64decode(...)), is
+    # data: what it says is not run)
+    hidden = ([] if shown else [b.plain for b in blobs if len(b.plain) > 1]) + inner_texts(raw)
     if ("echo" in raw or "printf" in raw) and (_RUNS_TEXT.search(raw) or _WRITTEN_THEN_RUN.search(raw)):
         # what is echoed to a shell or to a script that runs is a command (printf's \n a new line)
         hidden += [_printf_escapes(_printf_filled(shlex.quote(m.group(3)) + m.group(4)) if m.group(1) == "printf"
@@ -1115,10 +1142,17 @@ _ZERO_WIDTH = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _QUOTED = re.compile(r"([\"'])((?:(?!\1)[^\\\n])*)\1")
 
 
+# a statement EXPLAIN only plans: without ANALYZE (which runs it), or with ANALYZE false/off
+_PLANNED = re.compile(r"(?:^|(?<=;))\s*explain\b(?!\s+analy[sz]e\b)(?!\s*\((?:(?!\banaly[sz]e\b)[^)])*\banaly[sz]e\b"
+                      r"(?!\s+(?:false|off|0)\b))[^;]*", re.I)
+
+
 def views(text: str) -> tuple[str, ...]:
     """Every view of `text` the detectors look at (see the module's docstring)."""
     seen: dict[str, None] = {}
     text = _ZERO_WIDTH.sub("", text) if not text.isascii() else text
+    if "explain" in text[:40].lower():  # (a plan is shown; the statement is not run)
+        text = _PLANNED.sub("EXPLAIN", text)
     pending = [(text[:MAX_TEXT], 0)]
     while pending and len(seen) < MAX_VIEWS:
         raw, depth = pending.pop()

@@ -36,10 +36,13 @@ __all__ = ["findings"]
 
 # a message that asks its reader to run something
 _ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|have)\s+to|you\s+must|go\s+ahead\s+and)\s+"
-                          r"(?:\w+\s+){0,3}?(?:run|execute|paste|type|launch|start)\b|\b(?:run|execute|paste)\s+(?:this|these"
+                          r"(?:\w+\s+){0,3}?(?:run|execute|paste|type|launch|start)\b|\b(?:run|execute|paste|start|launch)\s+(?:this|these"
                           r"|the\s+following|it|that)\b|\b(?:run|execute)\b[^.\n]{0,60}:\s"
                           r"|\b(?:just|simply|says|said|wants\s+you\s+to)\s+(?:\w+\s+){0,2}?(?:run|execute)\b|\b(?:run|execute)\s+[`'\"]"
                           r"|\b(?:run|execute)\s*(?::|\n)"
+                          # (an order that opens a sentence or a clause: "ask you: run echo ... | sudo tee")
+                          r"|(?:^|[:.;!?,]\s+)(?:please\s+|pls\s+|just\s+|now\s+)?(?:run|execute|paste|launch)\s"
+                          r"|\bpaste\s+(?:\w+\s+){0,2}in(?:to)?\s+(?:your|a|the)\s+(?:shell|terminal|console)\b"
                           # (or says it was approved and to go ahead: "approved in standup: DROP ..., go ahead")
                           r"|\b(?:approved|signed\s+off|green-?lit)\b[^.\n]{0,30}:\s[^\n]{0,120}\bgo\s+ahead\b"
                           # (or hands the reader a command to use: "the fast route: `docker ...`")
@@ -47,7 +50,7 @@ _ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|
                           r"|\b(?:fix|workaround|steps?|solution|command|one-liner)\s*:\s")
 _CREDENTIAL_ASK = fast_regex(r"\b(?:cat|read|open|paste|send|share|print|dump|copy)\b[^.\n]{0,60}\b(?:output|contents?|here"
                              r"|to\s+me|it\s+to)\b|\b(?:output|contents?)\s+of\b")
-_COMMAND_LIKE = fast_regex(r"[|;&`$>]|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
+_COMMAND_LIKE = fast_regex(r"[|;&`$>]|(?:^|\s)\.{1,2}/\w|\s--?[a-z][\w-]*(?=[\s=])|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
                            r"|terraform|git|psql|mysql|docker|python3?|bash|sh|nc|scp|ssh)\b")
 
 

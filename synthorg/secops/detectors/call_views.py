@@ -13,6 +13,8 @@ from synthorg.secops.places import place_of, resolve
 _PROSE = fast_regex(r"\.(?:md|markdown|txt|rst|adoc|html?|csv|log|tmp|ipynb)$|(?:^|/)\.(?:git|docker|npm|helm|gcloud|slug|vercel)ignore$"
                     r"|(?:^|/)(?:readme|changelog|license|notes?)\b", re.I)
 TEXT_ARGUMENTS = ("text", "subject", "body", "message")
+# a comment, a review or a note posted through an API: prose for people
+_POSTS_COMMENT = fast_regex(r"/(?:comments?|reviews?|notes?|replies|messages)(?:$|[/?])")
 MESSAGE_ACTIONS = ("comms:email", "comms:message")
 RELAYED = "relayed_command"  # the tool of a command a message asks a colleague to run
 
@@ -61,3 +63,11 @@ def code_views(call: ToolCall) -> tuple[str, ...]:
         if name not in skip:
             seen.update(dict.fromkeys(vs))
     return tuple(seen)
+
+
+def writes_prose(call: ToolCall) -> bool:
+    """A message, a note written to a prose file, or a comment posted through an API: words
+    for people, which may name an attack to report it."""
+    return call.action_type in MESSAGE_ACTIONS or (
+        call.action_type == "fs:write" and bool(_PROSE.search(call.text("path")))) or (
+        call.action_type == "net:http" and bool(_POSTS_COMMENT.search(call.text("url").lower())))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.call_views import _PROSE
+from synthorg.secops.detectors.call_views import _PROSE, writes_prose
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, finding
 from synthorg.secops.messages import _INJECTED, ORDER, injected_marker
 from synthorg.secops.normalise import encoded_blobs, fast_regex, words
@@ -33,7 +33,7 @@ _INJECTION_MARK = fast_regex(
     r"|forwards|posts|uploads|grants|disables|adds)\b|\b(?:ai|llm|bot|agent)[\s-]+reviewers?\s*:|\breviewer\s+bots?\s*:"
     r"|\b(?:ai|llm)[\s-]+(?:[\w-]+\s+)?(?:reviewers?|codegen|writers?|assistants?|agents?|bots?|systems?|tools?|helpers?|coders?"
     r"|models?|copilots?|maintainers?|engineers?|developers?|operators?|note-?takers?|scribes?|summari[sz]ers?|transcribers?"
-    r"|secretar(?:y|ies))\s*[:,]"
+    r"|secretar(?:y|ies)|\w+(?:er|or|ant|ist)s?)\s*[:,]"
     r"|\b(?:for|to)\s+(?:the\s+)?(?:automated|autonomous|ai)\s+(?:reviewers?|agents?|tools?|systems?|assistants?|maintainers?|bots?)\b"
     r"|\b(?:automated|autonomous)\s+(?:reviewers?|agents?|assistants?|maintainers?|bots?|responders?|handlers?|triagers?|processors?|operators?|workers?)\s*[:,]"
     r"|\((?:agents?|ai|bots?|assistants?|llms?)\s+only\)"
@@ -96,7 +96,34 @@ def _instruction_span(task: str, mark: re.Match[str]) -> tuple[str, str]:
     if end - mark.end() < 20 and end < len(task):
         following = task.find("\n", end + 1)
         end = len(task) if following < 0 else following
-    return task[max(start, mark.start() - 200):mark.start()], task[mark.end():end]
+    after = task[mark.end():end]
+    close = _closing(task[start:mark.start()], mark.group(0))
+    if close:  # (a quoted order ends where its quote does: what follows is the task-giver's)
+        ends = [m.start() for c in close if (m := re.search(_CLOSE.get(c, re.escape(c)), after))]
+        after = after[:min(ends, default=len(after))]
+    return task[max(start, mark.start() - 200):mark.start()], after
+
+
+_QUOTE = re.compile(r'(?<!\\)"')  # (not an escaped one: \" inside the quotation)
+# (a comment's end, not the /**/ inside a statement it quotes; a quote not escaped)
+_CLOSE = {'"': r'(?<!\\)"', "*/": r"\*/(?=\s|$|[\"'])"}
+
+
+def _closing(head: str, mark: str) -> list[str]:
+    """What closes the quotation, comment or brackets the marker is inside (`head`: its
+    line up to the marker)."""
+    close = []
+    if len(_QUOTE.findall(head)) % 2 or len(_QUOTE.findall(mark)) % 2:
+        close.append('"')
+    if head.count("\u201c") > head.count("\u201d"):
+        close.append("\u201d")
+    if head.rfind("[[") > head.rfind("]]"):
+        close.append("]]")
+    if "<!--" in mark or head.rfind("<!--") > head.rfind("-->"):
+        close.append("-->")
+    if head.rfind("/*") > head.rfind("*/"):
+        close.append("*/")
+    return close
 
 
 def written_mark(text: str) -> re.Match[str] | None:
@@ -170,10 +197,11 @@ def _decoded(task: str, start: int) -> str:
 
 
 def _reports(call: ToolCall, joined: str) -> bool:
-    """A message or a note that names what the injected text asked in order to report it."""
-    return (call.action_type in ("comms:message", "comms:email") or (
-        call.action_type == "fs:write" and bool(_PROSE.search(call.text("path"))))) \
-        and bool(REPORTING_WORDS.search(joined))
+    """Words for people that name what the injected text asked in order to report it."""
+    return writes_prose(call) and bool(REPORTING_WORDS.search(joined))
+
+
+_POSTS_COMMENT = fast_regex(r"/(?:comments?|reviews?|notes?|replies|messages)(?:$|[/?])")
 
 
 def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: re.Match[str]
@@ -182,6 +210,8 @@ def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: r
     words turn up in the call): for a person to judge, since a task may quote a report."""
     quoted = task[source.end():] + _decoded(call.task, source.end())  # (an encoded order too)
     joined = "\n".join(views)
+    if _reports(call, joined):
+        return  # (a note that names what the source asked, to say it was not done)
     tokens = {t.strip("`\"'").rstrip(".,;:") for t in _PAYLOAD_TOKEN.findall(quoted)}
     tokens |= {t.strip("`\"'").rstrip(".,;:") for q in list(tokens) for t in _PAYLOAD_TOKEN.findall(q)}
     hits = [t for t in tokens if len(t) >= 5 and t in joined]
@@ -201,7 +231,8 @@ _ORDER_KINDS = (
 
 def _same_kind(call: ToolCall, order: str) -> int:
     """1 when the call is of the kind the injected order asks for (a delete for "delete ...")."""
-    return int(any(p.search(order) and (call.action_type in kinds or (
+    return int(any(p.search(order) and ((call.action_type in kinds and (
+        call.action_type != "db:query" or "fs:delete" not in kinds or _DROPPED.search(call.text("query").lower()))) or (
         "fs:delete" in kinds and call.action_type == "code:shell" and any(_REMOVED.search(v) for v in call.all_views)))
         for p, kinds in _ORDER_KINDS))
 
@@ -237,4 +268,4 @@ instruction system assistant agent important quietly silently secretly without t
 anyone report mention message note first also run execute continue proceed begin start
 using files file tests test update change review output result results workspace project
 repository branch commit module python script command shell query table database service
-server function return value"""))
+server function return value example"""))

@@ -65,7 +65,7 @@ _EXPOSE = Hinted(fast_regex(
     "security-group|firewall-rules|nsg rule|ufw|iptables|snapshot-attribute|image-attribute|bucket-policy|"
     "public-access|make_public|public-read|x-amz-acl|anyone|visibility|private=false|block_public|public_buckets|public_acls|allusers|allauthenticatedusers"))
 _FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
-                         r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b|\bbash\s+<\(\s*(?:curl|wget)"
+                         r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b(?!\s+-m\s+json\.tool\b)|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\b(?:exec|eval)\(\s*(?:requests\.get|(?:urllib\.request\.|urllib2\.)?urlopen)"
                          r"|\bsource\s+<\(\s*(?:curl|wget)|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
                          r"|\b(?:ba|z|da)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)\.\s+<\(\s*(?:curl|wget)"),

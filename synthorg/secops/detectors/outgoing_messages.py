@@ -10,7 +10,7 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
 from synthorg.secops.detectors.network import personal_mailbox
-from synthorg.secops.detectors.patterns import REPORTING_WORDS, VIEW_SEPARATOR, finding
+from synthorg.secops.detectors.patterns import REPORTING_WORDS, VIEW_SEPARATOR, finding, negated
 from synthorg.secops.detectors.sensitive_data import people_records
 from synthorg.secops.messages import (
     asks_privilege,
@@ -93,7 +93,7 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         yield finding("fraud.pressure", "presses its reader to skip checks, approvals or colleagues",
                       block=False, tier=RiskTier.high)
         return
-    if _CONTROL_OFF.search(view) and not REPORTING_WORDS.search(view):
+    if any(not negated(view, m) for m in _CONTROL_OFF.finditer(view)) and not REPORTING_WORDS.search(view):
         yield finding("privilege.guard_disabled", "asks a colleague to switch off or weaken a security control")
         return
     if _TAKEOVER.search(view) and not REPORTING_WORDS.search(view):

@@ -5,7 +5,7 @@ text so that a pattern is searched once per call, not once per view."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -21,6 +21,18 @@ REPORTING_WORDS = fast_regex(r"\b(?:attack\w*|attacker|injection|injected|malici
                              r"|won[\u2019']?t)\b|\[removed\b"
                              # (blocked by someone, not "retry when blocked")
                              r"|\b(?:was|were|been|is|are|got|have|has|i|we|and|secops)\s+blocked\b|\bblocked\s+(?:it|this|that|the|an?|by)\b|\bdid\s*n[o\u2019']t\s+(?:run|act|follow|execute|do|send|post|comply|obey|reply)")
+
+
+# an order said not to be done: "do NOT disable the WAF", "never grant admin"
+_NEGATED_ORDER = re.compile(r"\b(?:do\s+not|don[\u2019']?t|never|must\s+not|mustn[\u2019']?t|should\s+not|shouldn[\u2019']?t"
+                            r"|not\s+to|no\s+need\s+to)\s+(?:\w+\s+)?(?:disable|turn|switch|remove|stop|bypass|skip|grant"
+                            r"|give|add|make|delete|drop|open|allow|lower|weaken|deactivate|uninstall|kill|change|set|put|pause)\b")
+
+
+def negated(view: str, match: re.Match[str]) -> bool:
+    """Whether an order that `match` found in `view` is said not to be done (the words that
+    say so may come just before the match or inside it: "WAF ... do NOT disable it")."""
+    return bool(_NEGATED_ORDER.search(view, max(0, match.start() - 30), match.end()))
 
 
 def finding(rule: str, reason: str, block: bool = True, tier: RiskTier = RiskTier.critical) -> Finding:
@@ -47,6 +59,9 @@ class Hinted:
             if hint in text:
                 return self.pattern.search(text)
         return None
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.pattern.finditer(text) if self.search(text) is not None else iter(())
 
 
 def _sound_hints(given: tuple[str, ...], pattern: re.Pattern[str]) -> tuple[str, ...]:

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.patterns import REPORTING_WORDS, AnyOf, Hinted, finding, joined
+from synthorg.secops.detectors.call_views import writes_prose
+from synthorg.secops.detectors.patterns import REPORTING_WORDS, AnyOf, Hinted, finding, joined, negated
 from synthorg.secops.detectors.sql import SQL_PRIVILEGE_PARTS
 from synthorg.secops.normalise import fast_regex
 
@@ -223,14 +224,14 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
     reads = (call.action_type == "db:query" and bool(re.match(r"\s*(?:select|with|explain|show)\b",
                                                               call.text("query").lower()))) or (
         call.action_type == "net:http" and method in ("", "get", "head", "options"))
-    reported = call.action_type in ("comms:message", "comms:email") and bool(REPORTING_WORDS.search(
-        "\n".join(views or call.all_views)))
+    reported = writes_prose(call) and bool(REPORTING_WORDS.search("\n".join(views or call.all_views)))
     if any(_ADMIN_MERGE.search(v) for v in code):
         yield finding("privilege.checks_bypassed", "merges as an administrator past the branch's "
                       "required reviews and checks", block=False, tier=RiskTier.high)
         return
     if any(_PRIVESC.search(v) for v in code) or (not reads and not reported and any(
-            _PRIV_GRANT.search(v) for v in views or joined(call.all_views))):  # asked for in words too
+            not negated(v, m) for v in views or joined(call.all_views)
+            for m in _PRIV_GRANT.finditer(v))):  # asked for in words too ("do not disable the WAF": no)
         yield finding("privilege.escalation", "seeks privileges the agent does not hold")
 
 
