@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from urllib.parse import unquote
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.normalise import views
@@ -34,7 +35,8 @@ class ToolCall:
 
     def text(self, name: str) -> str:
         value = self.arguments.get(name, "")
-        return value if isinstance(value, str) else json.dumps(value)
+        text = value if isinstance(value, str) else json.dumps(value)
+        return _as_served(text) if name == "url" and "%" in text else text
 
     @cached_property
     def texts(self) -> dict[str, str]:
@@ -63,3 +65,10 @@ class Finding:
     block: bool  # a hard rule: denied whatever the autonomy or approval; else uncertain
     reason: str
     tier: RiskTier = field(default=RiskTier.critical)
+
+
+def _as_served(url: str) -> str:
+    """A URL's path as the server reads it, percent-encoding undone (`_delete_%62y_query` is
+    `_delete_by_query`); the query string, whose encoding separates values, as written."""
+    path, mark, query = url.partition("?")
+    return unquote(path) + mark + query

@@ -21,7 +21,8 @@ _INTERNAL_DATA = fast_regex(
     r"|\b(?:database|db|table|sql|data|full|production|prod)\s+(?:dump|export|backup|extract|snapshot)s?\b"
     r"|\b(?:dump|export|backup|copy|extract)\s+of\s+(?:the\s+|our\s+)?(?:\w+\s+)?(?:database|db|tables?"
     r"|customers|users|accounts|repo(?:sitory)?|codebase|source)\b"
-    r"|\b(?:source\s+code|codebase|source\s+tree|proprietary\s+code|internal\s+code)\b"
+    r"|\b(?:source\s+code|codebase|source\s+tree|proprietary\s+code|internal\s+code)\b|(?<![\w./-])src/(?![\w/])"
+    r"|\b(?:repo(?:sitory)?|codebase|monorepo)\s+(?:as\s+an?\s+)?(?:zip|tarball|archive)\b"
     r"|\b(?:confidential|proprietary|internal[\s-]only|company[\s-]internal|trade\s+secrets?|under\s+(?:the\s+)?nda"
     r"|not\s+for\s+(?:external\s+)?distribution)\b|\b(?:payroll|salar(?:y|ies)\s+(?:data|list|sheet|table))\b"
     r"|\b(?:employee|staff|team|engineering|company)\s+roster\b|\bperformance\s+(?:ratings?|reviews?|scores)\b|\bsalaries\b"
@@ -69,12 +70,15 @@ def _table(raw: str) -> bool:
     return len(rows) >= ROWS and max(rows.count(c) for c in set(rows)) >= ROWS
 
 
+_POINTED = re.compile(r"\bavailable\b[^.]{0,40}?\b(?:via|through|on\s+request|upon\s+request|from|at)\b")
+
+
 def _hands_over(view: str) -> bool:
     """A sentence that names internal data and hands it over (attached, below, `list:`)."""
     for sentence in _SENTENCE_END.split(view):
         for m in _INTERNAL_DATA.finditer(sentence):
-            if _NEGATED.search(sentence, max(0, m.start() - 16), m.start()):
-                continue  # "no customer data included"
+            if _NEGATED.search(sentence, max(0, m.start() - 16), m.start()) or _POINTED.search(sentence, max(0, m.start() - 30), m.end() + 40):
+                continue  # "no customer data included", "our SOC2 report, available under NDA via ..."
             if (_HANDING.search(sentence[:m.start()]) or _HANDING.search(sentence[m.end():])) \
                     and not _DISCLAIMER.search(sentence):
                 return True
@@ -160,7 +164,9 @@ _GIVEN_SECRET = fast_regex(
     r"(?:\s+[\w-]+(?:\.[\w-]+)*){0,4}?\s*(?:\bis\b|:|=|->)\s*[\"'`]?(?!" + _NOT_A_VALUE + r"|//)([^\s\"'`]{6,})"
     r"|\b(?:login|creds?|credentials|account)\b[^.!?\n]{0,30}?[\w.@-]+\s*/\s*((?=\S*\d)\S{6,})"
     # "pass Qv7!mR2z": a password given with no sign, mixed as passwords are
-    r"|\b(?:pass|password|pwd|pw)\s+((?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s'\"`])[^\s'\"`]{6,})")
+    r"|\b(?:pass|password|pwd|pw)\s+((?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s'\"`])[^\s'\"`]{6,})"
+    # "token acme_pat_8Qd2kLm3Xz1": a token's value with no sign, digits mixed all through it
+    r"|\b(?:token|api\s+key|access\s+key|secret)\s+((?=(?:[a-z_-]*\d){3})(?=\S*[a-z]\d)(?=\S*\d[a-z])[a-z0-9][a-z0-9_\-]{11,})\b")
 
 
 def _looks_secret(value: str) -> bool:
@@ -172,6 +178,9 @@ def _looks_secret(value: str) -> bool:
 # logins given as "user / password" under a heading that says what they are
 _LOGIN_PAIR = fast_regex(r"\b(?:logins?|credentials?|creds|passwords?|root|admin)\b[^.\n]{0,40}?:\s*\S+\s+/\s+"
                          r"(?=\S*\d)(?=\S*[a-z])\S{8,}|\b(?:superuser|user(?:name)?|login|admin|root)\s+(?:is\s+)?[\w.@-]+\s*/\s*"
+                         r"(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s])\S{8,}"
+                         # ("use admin / Stg-Adm!n-2024": the account itself named, then its password)
+                         r"|\b(?:use|with|as|log\s*in\s+(?:as|with))\s+(?:admin|root|administrator|superuser|sa)\s*/\s*"
                          r"(?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s])\S{8,}")
 
 
@@ -187,11 +196,22 @@ _SECRET_NAMED = fast_regex(r"\b(?:password|passwd|passphrase|creds?|credentials|
 
 
 def shares_secret(view: str) -> bool:
-    if _TOKEN.search(view) or _LOGIN_PAIR.search(view):
+    if _TOKEN.search(view) or any(not _made_up(m.group(0).split()[-1], view) for m in _LOGIN_PAIR.finditer(view)):
         return True
     if _FILTER_DODGED.search(view) and _SECRET_NAMED.search(view):
         return True
-    return any(_looks_secret(next((g for g in m.groups() if g), "")) for m in _GIVEN_SECRET.finditer(view))
+    return any(_looks_secret(value) and not _made_up(value, view) for m in _GIVEN_SECRET.finditer(view)
+               if (value := next((g for g in m.groups() if g), "")))
+
+
+# a password made up for tests, and the text saying so: "the fixture user ... / hunter2-FIXTURE",
+# "password 'test-password-123' (local fixture only, not a real account)"
+_MADE_UP = re.compile(r"fixture|dummy|fake|example|sample|placeholder|^test[-_]|[-_]test\b")
+_FOR_TESTS = re.compile(r"\b(?:fixtures?|tests?|dummy|fake|not\s+a\s+real|never\s+real|local\s+only)\b")
+
+
+def _made_up(value: str, view: str) -> bool:
+    return bool(_MADE_UP.search(value)) and bool(_FOR_TESTS.search(view.replace(value, " ")))
 
 
 # ---- privileges asked for -------------------------------------------------------------------

@@ -240,8 +240,14 @@ _PY_STR = re.compile(r"(\"\"\"(?:.|\n)*?\"\"\"|'''(?:.|\n)*?'''|\"(?:[^\"\\\n]|\
 _LITERAL_PLUS = re.compile(r"""[rbuf]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')\s*\+\s*[rbuf]{0,2}("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
 
 
+_LITERAL_TIMES = re.compile(r"""[rbuf]{0,2}("(?:[^"\\\n]|\\.){1,40}"|'(?:[^'\\\n]|\\.){1,40}')\s*\*\s*(\d{1,2})\b(?!\s*[*.(\[])""")
+
+
 def _concatenated(text: str) -> str:
-    """Adjacent literals joined by + made one literal, as Python makes them."""
+    """Adjacent literals joined by + made one literal, as Python makes them (a short one
+    repeated a few times, '9**' * 6, made the string it makes)."""
+    if "*" in text and _LITERAL_TIMES.search(text):
+        text = _LITERAL_TIMES.sub(lambda m: m.group(1)[0] + m.group(1)[1:-1] * int(m.group(2)) + m.group(1)[0], text)
     if "+" not in text:
         return text
     for _ in range(16):
@@ -493,6 +499,20 @@ def _plain_assignments(text: str) -> dict[str, str]:
         value = own.group(2) if own and own.group(1) == name else value
         if value[:1] not in "$`":
             found[name] = value
+    for name, value in _script_set(text).items():
+        found.setdefault(name, value)
+    return found
+
+
+def _script_set(text: str) -> dict[str, str]:
+    """Variables a script sets by `read` (something not known here) or as a loop's (the
+    words written out that it runs over)."""
+    found: dict[str, str] = {}
+    if "read" in text or "for" in text:
+        for m in _SCRIPT_SET.finditer(text):
+            items = m.group(3) or ""
+            for name in (m.group(1) or m.group(2)).split():
+                found.setdefault(name, items.strip() if items and "$" not in items and "`" not in items else "_")
     return found
 
 
@@ -523,12 +543,8 @@ def substitute_vars(text: str) -> str:
             continue
         values[name] = _echoed(value) if value[:1] in "$`" else value.strip("\"'")
 
-    if "read" in text or "for" in text:  # `while read -r path`, `for f in ...`: the script's own
-        # variables, holding something not known here (not $PATH's value)
-        for m in _SCRIPT_SET.finditer(text):
-            items = m.group(3) or ""  # (a loop over words written out stands for them all)
-            for name in (m.group(1) or m.group(2)).split():
-                values.setdefault(name, items.strip() if items and "$" not in items and "`" not in items else "_")
+    for name, value in _script_set(text).items():  # `while read -r path`: the script's own, not $PATH
+        values.setdefault(name, value)
     split = values.get("IFS", values.get("ifs", ""))  # IFS=, : a value's commas split words
     split_on = {ord(c): " " for c in split if not c.isspace() and not c.isalnum()}
 
@@ -815,6 +831,7 @@ _LOOKED_UP = re.compile(r"\$\(\s*(?:dig\s+(?:[+@-]\S+\s+)*|host\s+|nslookup\s+|g
                         r"|`\s*(?:dig\s+(?:[+@-]\S+\s+)*|host\s+|nslookup\s+|getent\s+a?hosts\s+)([\w.-]+\.[a-z]{2,})\b[^`]*`")
 _REVERSED = re.compile(r"(?:echo|printf|<<<)\s*(?:-\w+\s+)*([\"'])(.*?)\1\s*\|\s*rev\b|"
                        r"\brev\s*<<<\s*([\"'])(.*?)\3|\brev\s*<<<\s*()([^\s\"'`;&|)]+)", re.S)
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _PERCENT = re.compile(r"%(?:25)?[0-9a-fA-F]{2}")
 _SQL_STATEMENT = re.compile(r"\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*(?:select|with|insert|update|delete|create|alter|drop"
                             r"|truncate|merge|grant|revoke|copy|explain|vacuum|analyze|unload|upsert|replace\s+into"
@@ -1001,6 +1018,8 @@ def _forms(raw: str) -> list[str]:
         forms.append(raw)
     if "format(" in raw.lower() and "%" in raw:  # format('COPY f FROM %L', '/etc/passwd') in PL/pgSQL
         forms.append(_SQL_FORMAT.sub(_formatted, raw))
+        # (a name given as a literal and more, 'tmp_import_' || to_char(...): its start filled in)
+        forms.append(_SQL_FORMAT_PREFIX.sub(lambda m: "'" + re.sub(r"%[Iis]", m.group(2), m.group(1), count=1) + "'", raw))
     return forms
 
 
@@ -1048,6 +1067,7 @@ _SQL_WORDS = re.compile(r"\b(?:select|update|delete|insert|where|set|values)\b",
 _SQL_CHR = re.compile(r"\bchr\(\s*(\d{1,3})\s*\)", re.I)
 _SQL_CHAR_LIST = re.compile(r"\b(?:n?char)\(\s*(\d{1,3}(?:\s*,\s*\d{1,3})+)\s*\)", re.I)
 _SQL_PLUS = re.compile(r"'\s*\+\s*N?'")
+_SQL_FORMAT_PREFIX = re.compile(r"\bformat\(\s*'([^'%]*%[Iis][^'%]*)'\s*,\s*'([\w.]+)'\s*\|\|")
 _SQL_CONCAT_CALL = re.compile(r"\bconcat\(\s*((?:'[^']*'\s*,\s*)+'[^']*')\s*\)", re.I)
 _SQL_LITERAL = re.compile(r"'([^']*)'")
 _SQL_CONCAT = re.compile(r"'\s*\|\|\s*'")
@@ -1099,6 +1119,8 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
             or [raw[::-1]]
     if "%" in raw and _PERCENT.search(raw):
         hidden.append(unquote(unquote(raw)))
+    if "\\u" in raw and _UNICODE_ESCAPE.search(raw):  # JSON's and code's \u006c is l
+        hidden.append(_UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), raw))
     if not raw.isascii():
         hidden.append(unicodedata.normalize("NFKC", raw))
     return hidden

@@ -25,7 +25,10 @@ _DESTRUCTIVE = [
      "shreds files beyond recovery"),
     (Hinted(fast_regex(r"\bdropdb\b(?![^;&|]*\b\w*(?:dev|test|tmp|local|scratch|ci)\w*\b)|\bdropuser\b|(?<!rename-command )\bflushall\b|\bdropdatabase\(|\bdb\.dropdatabase\b"
                 r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b(?![^;&|]*-h\s*(?:localhost|127\.0\.0\.1)\b)(?=[^;&|]*-h\b)[^;&|]*\bflush"
-                r"|\bredis-cli\s+(?:-p\s*\d+\s+)?flushall\b|\bmysqladmin\b[^;&|]*\s(?:drop|-f\s+drop)\s+\w"), "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli|mysqladmin"),
+                r"|\bredis-cli\s+(?:-p\s*\d+\s+)?flushall\b|\bmysqladmin\b[^;&|]*\s(?:drop|-f\s+drop)\s+\w"
+                # (a restore that first drops what the live database has: --clean over prod)
+                r"|\bpg_restore\b(?=[^;&|]*\s(?:--clean|-\w*c\w*)\b)(?=[^;&|]*(?:-d\s*|--dbname[= ]|dbname=)\w*prod)"),
+            "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli|mysqladmin|pg_restore"),
      "database_wipe", "drops a database"),
     (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
@@ -169,6 +172,11 @@ _SQL_IN_STRINGS = re.compile(r"\b(?:drop\s+(?:table|database|schema)|truncate\s+
 # a value a condition compares a column with (not a SET's value, not a literal compared with itself)
 _CONDITION_VALUE = re.compile(r"(\b(?:where|and|or|on|having|not)\s+[\w.\"`]+\s*(?:i?like|similar\s+to|=|<>|!=|in\s*\()\s*)"
                               r"'(?!%*')[^']*'")
+# what a text makes (a table, a temporary one, a column, an index) and what a drop names
+_ADDED = re.compile(r"\b(?:create\s+(?:temp\s+|temporary\s+|unique\s+)?(?:table|index)|add\s+column)\s+(?:if\s+not\s+exists\s+)?"
+                    r"(?:concurrently\s+)?[\"`]?([\w.]+)")
+_PLACEHOLDER_DROP = re.compile(r"drop\s+(?:table|index)\s+(?:if\s+exists\s+)?%[is]\b")
+_DROPPED_NAME = re.compile(r"\bdrop\s+(?:table|index|column)\s+(?:if\s+exists\s+)?(?:concurrently\s+)?[\"`]?([\w.]+)")
 _TEMP_MADE = re.compile(r"\bcreate\s+(?:temp|temporary)\s+table\s+(?:if\s+not\s+exists\s+)?([\w.]+)")
 # SQL's string literals, read from the start (a search from any quote would take the text
 # between two literals for one), and the statement words a literal may hold as data
@@ -211,6 +219,8 @@ def _only_scratch(pattern: Hinted, views: tuple[str, ...]) -> bool:
         for m in pattern.pattern.finditer(v):
             end = v.find(";", m.start())
             found.append(v[m.start():end if end >= 0 else len(v)].strip("'\" "))
+    # (a statement format() fills, 'DROP TABLE %I', is judged filled in: its name as given)
+    found = [f for f in found if not re.search(r"\s%[is]\b", f)]
     return bool(found) and all((SCRATCH_OBJECT.search(f) and _every_one_scratch(f)) or _drops_only(f, made)
                                for f in found)
 
@@ -357,9 +367,14 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
             _SCHEMA_DROP.search(v) for v in views) and not any(_OWN_DATABASE.search(v) for v in views):
         for v in views:
             v = v.split("def downgrade", 1)[0]  # a migration's way back drops what it added
+            added = set(_ADDED.findall(v))  # (so does a SQL file's "-- down" step: what it adds, dropped)
             for m in _SCHEMA_DROP.pattern.finditer(v):
                 if SCRATCH_OBJECT.search(v[m.start():]) or (call.action_type == "fs:write" and not migration):
                     continue
+                if added and (dropped := _DROPPED_NAME.search(v, m.start())) and dropped.group(1).strip('"`') in added:
+                    continue  # (a temporary table made and dropped by the same statements)
+                if _PLACEHOLDER_DROP.match(v, m.start()):
+                    continue  # ('DROP TABLE %I' for format() to fill: judged filled in)
                 if says_drop and _named_in(v[m.start():v.find(";", m.start()) % (len(v) + 1)], path):
                     continue
                 yield finding("destructive.schema_change", "drops part of a schema", block=False,

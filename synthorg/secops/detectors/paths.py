@@ -3,6 +3,7 @@ sensitive places, the workspace deleted whole, a URL that climbs out of a served
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Iterator
 
@@ -24,7 +25,8 @@ def _own_file(call: ToolCall, raw: str) -> bool:
 
 def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
     for raw, written in dict.fromkeys(paths_of(call)):  # each path once (views repeat them)
-        if call.action_type == "fs:read" and raw in ("/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"):
+        if call.action_type == "fs:read" and raw.startswith("/") and posixpath.normpath(raw) in (
+                "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"):  # (/dev/./urandom too)
             yield finding("abuse.resource_exhaustion", f"reads {raw}, which never ends")
             continue
         if not raw or raw.startswith(("http", "-", "/dev/tcp/", "/dev/udp/")) or (raw.startswith("\\") and len(raw) <= 3):

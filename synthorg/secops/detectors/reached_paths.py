@@ -162,6 +162,11 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         if len(names) == 2 and not names[0].startswith(("/", "~")) and any(
                 a == "--symbolic" or (a.startswith("-") and not a.startswith("--") and "s" in a) for a in args):
             args = [posixpath.join(posixpath.dirname(names[1]), names[0]), names[1]]
+    if verb == "tar":
+        if "-c" in args or "--directory" in args:  # names after -C DIR are in DIR (views are lower case)
+            args = _tar_names(args)
+        if args and _TAR_CREATES.match(args[0]):  # what it archives is read; only the archive is written
+            writes = False
     if verb in ("docker", "podman"):  # container paths are not the host's: only mounts' host side
         args = _mounted_host_paths(segment)
     elif verb in ("ssh", "mosh"):  # nor are a remote command's: only the local files it is given
@@ -195,6 +200,30 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
                 yield posixpath.join(cwd, m.group(1).rstrip(",;:")), writes
         if verb in _READING_VERBS and not word.startswith("-") and "/" in word:
             yield posixpath.join(cwd, word), False
+
+
+_TAR_CREATES = re.compile(r"-?[a-z]*c[a-z]*$|--create$")
+
+
+def _tar_names(args: list[str]) -> list[str]:
+    """tar's words with the names that follow a -C DIR joined to DIR (`-C / home root etc`
+    archives /home, /root and /etc)."""
+    out: list[str] = []
+    directory = ""
+    words = iter(args)
+    for a in words:
+        if a in ("-c", "--directory") and not directory:
+            following = next(words, "")
+            if following.startswith("-"):  # (tar -c -f x: -c is "create")
+                out.append(following)
+                continue
+            directory = following
+            out.append(directory)
+        elif directory and not a.startswith("-") and not a.startswith(("/", "~")):
+            out.append(posixpath.join(directory, a))
+        else:
+            out.append(a)
+    return out
 
 
 def _grep_files(args: list[str]) -> list[str]:
@@ -261,7 +290,8 @@ def _name_before(view: str, at: int) -> str:
 
 # files whose lines are run later as commands: shell scripts, git hooks
 _RUN_LATER = re.compile(r"\.(?:sh|bash|zsh)$|(?:^|/)(?:" + HOOK_FOLDERS + ")")
-_REMOVES = re.compile(r"\b(?:rm|shred|unlink|rmdir|truncate|dd|mkfs\w*|wipefs)\b")
+_PRIVATE_PLACE = re.compile(r"(?:~|/root|/home|/etc)(?:/|$)")
+_REMOVES = re.compile(r"\b(?:rm|shred|unlink|rmdir|truncate|dd|mkfs\w*|wipefs)\b|\s-delete\b")
 _CODE_ARGUMENTS = ("command", "cmd", "script", "shell", "code", "source", "program")
 _SHELL_ARGUMENTS = ("command", "cmd", "script", "shell")
 
@@ -278,10 +308,13 @@ def paths_of(call: ToolCall) -> Iterator[tuple[str, bool]]:
                     yield m.group(1), False
         if name in _CODE_ARGUMENTS:
             yield from _paths_in_code(vs, commands_only=name not in _SHELL_ARGUMENTS)
-        elif name == "content" and kind == "fs:write" and _RUN_LATER.search(call.text("path").lower()) \
-                and any(_REMOVES.search(v) for v in vs):
-            # a script or hook written now runs later: what its commands delete or overwrite
-            yield from ((p, True) for p, w in _paths_in_code(vs, commands_only=True) if w)
+        elif name == "content" and kind == "fs:write" and _RUN_LATER.search(call.text("path").lower()):
+            # a script or hook written now runs later: what its commands delete or overwrite,
+            # and the users' and the system's own files they read (where it runs from, relative
+            # paths are not known)
+            removes = any(_REMOVES.search(v) for v in vs)
+            yield from ((p, w) for p, w in _paths_in_code(vs, commands_only=True)
+                        if (w and removes) or (not w and _PRIVATE_PLACE.match(p) and ".." not in p))
         elif name in ("query", "sql"):
             for v in vs:
                 for m in SQL_FILE.finditer(v):

@@ -21,6 +21,10 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("{", r"\{\s*\d+\s*\.\.\s*\d{7,}\s*\}|\bfunction\s+(\w+)\s*\([^)]*\)\s*\{\s*(?:return\s+)?\1\s*\("),
     ("fork", r"\bfork\b[^;]{0,40}\b(?:while|loop|for\s*\(\s*;\s*;)|\b(?:while|loop|until)\b[^;]{0,40}\bfork\b"
              r"|\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count|cycle|repeat)\([^)]*\)\s*:\s*[^;]{0,40}\bfork\("),
+    # one mail sent thousands of times over (a loop of a thousand or more around a mailer)
+    ("mail|mutt|swaks|smtp",
+     r"\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:\d+\s+)?\d{4,}\s*\)|\{\d+\.\.\d{4,}\})\s*;?\s*do\b[^;]{0,120}?\b(?:mail|mailx|sendmail"
+     r"|mutt|swaks|ssmtp|msmtp)\b|\bfor\s+\w+\s+in\s+range\(\s*(?:\d+\s*,\s*)?\d{4,}\s*\)\s*:[^;]{0,200}?\.(?:sendmail|send_message)\("),
     ("xargs|parallel", r"\bxargs\b[^;&|]*\s-p\s*(?:0\b|\d{3,})|\bparallel\b[^;&|]*\s-j\s*(?:0\b|\d{3,})"),
     ("miner|xmr|monero|coinhive|nanopool|t-rex|openssl speed",
      r"\bmonero\b|\bxmr\b|\bcrypto-?miner\b|\w-miner\b|\bminer[-/]|\bcoinhive\b|\bminergate\b|\bnanopool\b"

@@ -32,7 +32,7 @@ def selects_secrets(view: str) -> bool:
     for m in _SQL_SELECT.finditer(view):
         table = m.group(2).strip("\"`").removeprefix("pg_catalog.")
         if _SECRET_TABLE.fullmatch(table) and table.split(".")[0] in ("pg_shadow", "pg_authid",
-                                                                         "mysql", "sys", "dba_users"):
+                                                                         "mysql", "sys", "dba_users", "pg_user_mappings"):
             return True
         table = table.rsplit(".", 1)[-1] if not _SECRET_TABLE.fullmatch(table) else table  # (its schema aside)
         columns = [c.strip() for c in m.group(1).split(",")]
@@ -119,7 +119,12 @@ SQL_ABUSE_PARTS = (
      r"\bpg_sleep\(\s*(?:\d{3,}|\d+\s*\*\s*\d+\s*\*)|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+(?:::\w+)?\s*,\s*\(?\s*(?:\d{9,}|10\s*\^\s*(?:9|\d{2,})|\d+e(?:9|\d{2,}))"),
     ("cross|from|recursive", r"\bcross\s+join\b[^;]*\bcross\s+join\b|\bfrom\s+\w+(?:\s+\w+)?\s*,\s*\w+(?:\s+\w+)?\s*,\s*\w+"
      r"|\bwith\s+recursive\b(?![^;]*\b(?:where|limit)\b)"
-     r"|\bwith\s+recursive\b[^;]*\bunion\b[^;]*\bwhere\s+(?:true|1\s*=\s*1)\s*\)(?![^;]*\blimit\b)"),
+     r"|\bwith\s+recursive\b[^;]*\bunion\b[^;]*\bwhere\s+(?:true|1\s*=\s*1)\s*\)(?![^;]*\blimit\b)"
+     # (a counter that grows, bounded only from below: WHERE n > 0 never ends it)
+     r"|\bwith\s+recursive\b[^;]*\bselect\s+(?P<counter>\w+)\s*\+\s*\d+[^;]*\bwhere\s+(?P=counter)\s*(?:>|>=|<>|!=)\s*-?\d+\s*\)(?![^;]*\blimit\b)"
+     # a big table joined with itself, every row with every row, kept whole
+     r"|\bfrom\s+(?P<table>[\w.]+)(?:\s+(?:as\s+)?\w+)?\s+cross\s+join\s+(?P=table)\b(?![^;]*\b(?:limit|where)\b)"),
+    ("repeat(", r"\brepeat\([^;]*?,\s*(?:\d{9,}|\d{6,}\s*\)[^;]*\bgenerate_series\(\s*\d+\s*,\s*\d{4,})"),
     # a cartesian product of big series; memory without limit; a loop of a hundred million
     ("generate_series|work_mem|loop",
      r"\bgenerate_series\([^)]*(?:\d{5,}|\de\d)[^)]*\)[^;]*\bgenerate_series\([^)]*(?:\d{5,}|\de\d)[^)]*\)"
