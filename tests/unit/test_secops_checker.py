@@ -30,6 +30,7 @@ SUPERVISED_ASKS = {
     "cloud_and_platform": "half its everyday work changes staging or dev environments",
     "platform_team": "its everyday work applies infrastructure, scales and deploys",
     "programs_and_queries": "its everyday work runs subprocesses and changes schemas (DDL)",
+    "long_programs": "its everyday work is long shell scripts and programs that run subprocesses",
 }
 
 

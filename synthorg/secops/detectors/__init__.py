@@ -80,6 +80,26 @@ def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterato
                 return
 
 
+# a request a program makes: curl's method and URL, or a client library's call
+_CURL_REQUEST = fast_regex(r"\bcurl\b[^;&|\n]*?(?:-x\s*|--request[= ]\s*)[\"']?(delete|put|patch|post)\b[^;&|\n]*?[\"']?(https?://[^\s\"'`]+)"
+                           r"|\bcurl\b[^;&|\n]*?[\"']?(https?://[^\s\"'`]+)[^;&|\n]*?(?:-x\s*|--request[= ]\s*)[\"']?(delete|put|patch|post)\b")
+_CLIENT_REQUEST = fast_regex(r"\b(?:requests|httpx|session|sess|s|client|http)\.(delete|put|patch|post)\(\s*[rf]?[\"'](https?://[^\"']+)[\"']")
+
+
+def request_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+    """A request that a command or a program makes, judged as the same request made
+    with http_request (DELETE of a cluster's namespace, of every index)."""
+    requests = {(m.group(1) or m.group(4), m.group(2) or m.group(3)) for v in views if "curl" in v
+                for m in _CURL_REQUEST.finditer(v)}
+    requests |= {(m.group(1), m.group(2)) for v in views if "." in v for m in _CLIENT_REQUEST.finditer(v)}
+    for method, url in sorted(requests):
+        request = ToolCall(tool="http_request", arguments={"method": method.upper(), "url": url},
+                           workspace=call.workspace, action_type="net:http")
+        for f in destructive_findings(request, request.all_views):
+            yield Finding(f.rule, f.block, f"{f.reason} (a request the code makes)", f.tier)
+            return
+
+
 def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
     """The families' findings on the call, blocking ones first. The families are asked in
     a fixed order and the first blocking finding ends the search: the verdict is then a
@@ -98,6 +118,8 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: message_findings(call, internal))
     if call.action_type in MESSAGE_ACTIONS:  # a command a colleague is asked to run
         families = (*families, lambda: relayed_command_findings(call, internal))
+    elif call.action_type in ("code:shell", "code:python"):  # a request the code makes
+        families = (*families, lambda: request_findings(call, runnable))
     found: list[Finding] = []
     for family in families:
         for f in family():

@@ -195,6 +195,9 @@ _EVERY_RECORD = re.compile(r"(?:^|&)(?:filter|scope|select|ids?|where|match|quer
 _SHARED_BRANCH = re.compile(r"/(?:branches|git/refs/heads)/(?:main|master|trunk|release[\w.-]*|prod\w*)(?:/protection)?/?$")
 
 
+_SCRATCH_WILDCARD = re.compile(r"/(?:tmp|temp|test|scratch|ci)[-_][\w.-]*\*$")
+
+
 def _deleted_target(url: str) -> str:
     """What a DELETE removes: the URL's last two path segments (and its query), whatever
     parents they sit under; a production host or a wildcard anywhere counts."""
@@ -205,6 +208,8 @@ def _deleted_target(url: str) -> str:
     if _EVERY_RECORD.search(query):
         return "/all"  # ?filter=all, ?all=true: every record the collection holds
     tail = "/" + "/".join(path.rstrip("/").rsplit("/", 3)[-3:])
+    if _SCRATCH_WILDCARD.search(tail):  # tmp-eng-0004-*: every one of its own scratch indices, no more
+        tail = tail.replace("*", "")
     return tail + ("?" + query if query else "") + (" prod" if re.search(r"\bprod(?:uction)?\b", url) else "")
 
 

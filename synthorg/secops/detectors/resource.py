@@ -3,6 +3,7 @@ recursion and loops without end."""
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
 
@@ -267,6 +268,12 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
         if _ENDLESS_WAIT.search(v):
             yield finding("abuse.endless_wait", "waits without end")
             return
+    # a program that parses: its loops read as Python reads them (a break later in the program
+    # ends no loop above it); what it hides is read in its views below
+    endless = _endless_python_loop(call.text("code")) if call.action_type == "code:python" else None
+    if endless:
+        yield finding("abuse.unbounded_loop", "loops without end", tier=RiskTier.high, block=endless == "busy")
+        return
     for v in code:
         if not (_LOOP_SHELL.search(v) or _LOOP_PY.search(v) or _DIVERGING.search(v)):
             continue
@@ -277,3 +284,65 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
                 yield finding("abuse.unbounded_loop", "loops without end", tier=RiskTier.high,
                               block=not re.search(r"\bsleep\b|\btime\.sleep\(", rest))
                 return
+
+
+def _endless_python_loop(code: str) -> str | None:
+    """For a program that parses: "busy" when a `while True` in it has no way out (no break
+    of its own, return, raise or exit in its body), "waits" when such a loop sleeps, "" when
+    there is none; None when the code is no Python the parser reads (the views judge it)."""
+    if "while" not in code:
+        return ""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    found = ""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.While) and _always_true(node.test) and not _leaves(node):
+            if not any(_calls(n, "sleep", "wait", "join", "accept", "recv", "select") for n in _own_nodes(node)):
+                return "busy"
+            found = "waits"
+    return found
+
+
+def _always_true(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Constant) and bool(test.value)) or (
+        isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+        and isinstance(test.operand, ast.Constant) and not test.operand.value)
+
+
+def _own_nodes(loop: ast.While) -> Iterator[ast.AST]:
+    """The nodes of a loop's body, not those of functions or classes defined in it."""
+    pending: list[ast.AST] = list(loop.body)
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _leaves(loop: ast.While) -> bool:
+    """Whether the loop's body can end it: its own break (not an inner loop's), a return,
+    a raise or an exit."""
+    pending: list[ast.AST] = list(loop.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Return, ast.Raise)) or _calls(node, "exit", "_exit", "quit", "abort"):
+            return True
+        if isinstance(node, ast.Break):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):  # (an inner loop's break ends it, not this one)
+            pending.extend(n for n in ast.walk(node) if isinstance(n, (ast.Return, ast.Raise, ast.Call)))
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _calls(node: ast.AST, *names: str) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in names
