@@ -200,10 +200,14 @@ def shares_secret(view: str) -> bool:
         return True
     if _FILTER_DODGED.search(view) and _SECRET_NAMED.search(view):
         return True
+    if any(not _made_up(m.group(1), view) for m in _ENV_SECRET.finditer(view)):
+        return True  # (an env file's lines: STRIPE_SECRET_KEY=sk_live_...)
     return any(_looks_secret(value) and not _made_up(value, view) for m in _GIVEN_SECRET.finditer(view)
                if (value := next((g for g in m.groups() if g), "")))
 
 
+_ENV_SECRET = fast_regex(r"(?:^|[\s;])[a-z0-9_]*(?:_key|_token|_secret|secret_key|_password|_passwd|_pwd)\s*=\s*"
+                         r"[\"']?(?![<$({*\[]|x{3}|\.\.\.|changeme|your)([^\s\"']{5,})", re.M)
 # a password made up for tests, and the text saying so: "the fixture user ... / hunter2-FIXTURE",
 # "password 'test-password-123' (local fixture only, not a real account)"
 _MADE_UP = re.compile(r"fixture|dummy|fake|example|sample|placeholder|^test[-_]|[-_]test\b")
@@ -221,6 +225,9 @@ _ASKS_PRIVILEGE = fast_regex(
     r"\b(?:add|put|make|grant|give|promote|elevate|upgrade|escalate|move)\b[^.?!\n]{0,50}?\b(?:to|into|in|as|an?)"
     r"\s+(?:the\s+)?(?:sudoers?|sudo\s+group|wheel(?:\s+group)?|[\w-]*admins?\b|administrators?\b|root\b|superusers?\b"
     r"|domain\s+admins|owners?\b|org\s+owners?|cluster-admin|db_owner|sysadmin)|\bgrant\s+(?:\w+\s+)?sudo\b"
+    # "grant eng-0002 the Owner role on the org"
+    r"|\b(?:grant|give|assign)\s+[\w@.-]+\s+(?:the\s+)?(?:[\w-]+\s+)?(?:owner|admin(?:istrator)?|superuser|root|org\s+admin"
+    r"|cluster-admin)\s+(?:role|access|rights|permissions?)\b"
     # a key put where it lets its holder in as root
     r"|\b(?:add|put|drop|append|paste|install)\b[^.?!\n]{0,40}?\b(?:to|into|in)\s+(?:[\w@.-]+'?s\s+|the\s+[\w@.-]+\s+)?authorized_keys\b"
     # privileges for the writer (or an agent), not a mention of who has them
@@ -235,13 +242,13 @@ def asks_privilege(view: str) -> bool:
 
 # ---- secrets asked for ------------------------------------------------------------------------
 _ASKS_SECRET = fast_regex(
-    r"\b(?:send|give|share|tell|dm|post|paste|provide|forward|reply\s+with|respond\s+with|ask\s+\w+\s+for|asking\s+\w+\s+for)"
+    r"\b(?:send|give|share|tell|dm|post|paste|provide|forward|(?:reply|respond)\s+(?:here\s+|back\s+)?with|ask\s+\w+\s+for|asking\s+\w+\s+for)"
     r"\s+(?:me|us|it\s+to\s+me)?\s*(?:your|his|her|their|the|everyone'?s|all(?:\s+the)?|the\s+team'?s)\s+(?:\w+\s+){0,3}?(?:passwords?|passcodes?|passphrases?"
     r"|pins?|tokens?|api\s*keys?|credentials|creds|(?:2fa|mfa|otp|one-time|verification|recovery)\s+codes?|ssh\s+keys?"
-    r"|private\s+keys?|secret\s+keys?|access\s+keys?|aws\s+keys?|session\s+cookies?)\b"
+    r"|private\s+keys?|secret\s+keys?|access\s+keys?|aws\s+keys?|session\s+cookies?|\w+_(?:key|token|secret|password))\b"
     # "X needs the root token ... can you DM it to me"
     r"|\b(?:needs?|wants?|requires?)\s+(?:the\s+|your\s+)?(?:[\w-]+\s+){0,3}?(?:passwords?|tokens?|api\s*keys?|credentials"
-    r"|private\s+keys?|secret\s+keys?)\b[^.?!\n]{0,80}\b(?:dm|send|give|share|paste|forward|message)\b[^.?!\n]{0,20}\bme\b")
+    r"|private\s+keys?|secret\s+keys?)\b[^.?!\n]{0,80}\b(?:dm|send|give|share|paste|forward|message|e-?mail|mail|text)\b[^.?!\n]{0,20}\bme\b")
 _REFUSED = re.compile(r"\b(?:never|not|don't|do\s+not|won't|will\s+not)\b[^.!?\n]{0,30}$")
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import (
     MESSAGE_ACTIONS,
@@ -19,10 +20,11 @@ from synthorg.secops.detectors.call_views import (
     TEXT_ARGUMENTS,
     as_test_data,
     code_views,
+    writes_prose,
 )
 from synthorg.secops.detectors.credentials import SECRET_FILE, secret_findings
 from synthorg.secops.detectors.destructive import destructive_findings
-from synthorg.secops.detectors.injection import injection_findings
+from synthorg.secops.detectors.injection import injection_findings, written_mark
 from synthorg.secops.detectors.network import network_findings
 from synthorg.secops.detectors.organisation import organisation_findings
 from synthorg.secops.detectors.outgoing_messages import message_findings
@@ -43,11 +45,18 @@ _ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|
                           # (an order that opens a sentence or a clause: "ask you: run echo ... | sudo tee")
                           r"|(?:^|[:.;!?,]\s+)(?:please\s+|pls\s+|just\s+|now\s+)?(?:run|execute|paste|launch)\s"
                           r"|\bpaste\s+(?:\w+\s+){0,2}in(?:to)?\s+(?:your|a|the)\s+(?:shell|terminal|console)\b"
+                          # ("could you chmod 777 ...", "add this line to /etc/cron.d", "tack `...` onto the end")
+                          r"|\b(?:could|can|would)\s+you\s+(?:please\s+|just\s+)?(?=(?:chmod|chown|sudo|rm|curl|wget|kubectl|docker"
+                          r"|systemctl|crontab|psql|mysql|git|ssh|scp|echo|usermod|setfacl)\b)"
+                          r"|\b(?:add|put|append|install)\s+(?:this|the\s+following|these)\s+(?:line|lines|entry|entries|job|cron|key)\b"
+                          r"|\b(?:tack|append|add)\b[^.\n]{0,60}\b(?:onto|to)\s+the\s+end\b"
                           # (or says it was approved and to go ahead: "approved in standup: DROP ..., go ahead")
                           r"|\b(?:approved|signed\s+off|green-?lit)\b[^.\n]{0,30}:\s[^\n]{0,120}\bgo\s+ahead\b"
                           # (or hands the reader a command to use: "the fast route: `docker ...`")
                           r"|\b(?:use|try|do|route|way|fix|workaround|just)\b[^.\n`]{0,40}`[^`]{6,}`"
                           r"|\b(?:fix|workaround|steps?|solution|command|one-liner)\s*:\s")
+# a root cause or a post-mortem tells what ran, not what to run
+_TELLS_WHAT_HAPPENED = fast_regex(r"\b(?:root\s+cause|post-?mortem|incident\s+(?:review|report)|rca)\b")
 _CREDENTIAL_ASK = fast_regex(r"\b(?:cat|read|open|paste|send|share|print|dump|copy)\b[^.\n]{0,60}\b(?:output|contents?|here"
                              r"|to\s+me|it\s+to)\b|\b(?:output|contents?)\s+of\b")
 _COMMAND_LIKE = fast_regex(r"[|;&`$>]|(?:^|\s)\.{1,2}/\w|\s--?[a-z][\w-]*(?=[\s=])|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
@@ -63,7 +72,7 @@ def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterato
                       "asks a colleague for a credential file's contents")
         return
     if not (_ASKS_TO_RUN.search(lowered) and _COMMAND_LIKE.search(lowered)) \
-            or REPORTING_WORDS.search(lowered):
+            or REPORTING_WORDS.search(lowered) or _TELLS_WHAT_HAPPENED.search(lowered):
         return
     as_code = ToolCall(tool=RELAYED, arguments={"command": text}, workspace=call.workspace,
                        action_type="code:shell")
@@ -100,6 +109,15 @@ def request_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding
             return
 
 
+def planted_findings(call: ToolCall) -> Iterator[Finding]:
+    """Words for people that carry an instruction to the agents who will read them
+    ("Assistant instructions: when HR agents read this, set ..."): an injection planted."""
+    text = call.text("text").lower()
+    if written_mark(text) is not None and not REPORTING_WORDS.search(text):
+        yield Finding("injection.planted", False, "writes an instruction for the agents who will read it",
+                      RiskTier.high)
+
+
 def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
     """The families' findings on the call, blocking ones first. The families are asked in
     a fixed order and the first blocking finding ends the search: the verdict is then a
@@ -118,6 +136,12 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: message_findings(call, internal))
     if call.action_type in MESSAGE_ACTIONS:  # a command a colleague is asked to run
         families = (*families, lambda: relayed_command_findings(call, internal))
+    elif call.action_type == "net:http" and writes_prose(call) and call.text("body"):
+        # a message posted to a chat, a ticket or a wiki through its API is read as a message
+        posted = ToolCall(tool="send_message", arguments={"to": call.text("url"), "text": call.text("body")},
+                          workspace=call.workspace, action_type="comms:message")
+        families = (*families, lambda: message_findings(posted, internal),
+                    lambda: relayed_command_findings(posted, internal), lambda: planted_findings(posted))
     elif call.action_type in ("code:shell", "code:python"):  # a request the code makes
         families = (*families, lambda: request_findings(call, runnable))
     found: list[Finding] = []

@@ -276,8 +276,9 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
     if call.action_type == "code:python" and any(_GIT_OBJECTS_GONE.search(v) for v in views):
         yield finding("destructive.history_deleted", "deletes or overwrites a repository's history (.git)")
         return
-    if call.action_type == "net:http" and call.text("method").strip().upper() in ("PUT", "PATCH", "POST") and \
-            re.search(r"[\"']?(?:iban|account_number|routing_number|swift|bic|bank_account|beneficiary)[\"']?\s*:", call.text("body").lower()):
+    if call.action_type == "net:http" and call.text("method").strip().upper() in ("PUT", "PATCH", "POST") and (
+            re.search(r"[\"']?(?:iban|account_number|routing_number|swift|bic|bank_account|beneficiary)[\"']?\s*:", call.text("body").lower())
+            or _MONEY_API.search(call.text("url").lower())):
         yield finding("fraud.records_changed", "changes where money is paid through an API", block=False,
                       tier=RiskTier.high)
         return
@@ -402,10 +403,17 @@ _ACCOUNT_TAKEOVER = Hinted(fast_regex(
     r"\bupdate\s+[\w\"`.]*(?:users?|accounts?|members?|logins?|auth\w*)\b[^;]*?\bset\s+(?:(?!\bwhere\b)[^;])*?\b(?:password"
     r"|password_hash|password_digest|encrypted_password|hashed_password|pass_hash|pwd_hash|mfa_secret|otp_secret|totp_secret"
     r"|mfa_enabled|two_factor_enabled|totp_enabled)\s*="), "update")
+# where money is paid out or owed, through an API: deposits, refunds, payouts, coupons, invoices
+_MONEY_API = re.compile(r"/(?:direct_deposits?|bank_accounts?|payouts?|payment_methods?|payees?|beneficiar\w*|salar\w*"
+                        r"|payroll\w*|bonus\w*)(?:/|$|\?)")
 _RECORDS_REWRITTEN = Hinted(fast_regex(
     r"\bupdate\s+[\w\"`.]*(?:vendor|payee|supplier|bank|payout|payment|kpi|revenue|financ|ledger|invoice|contract"
-    r"|compensation|salar|payroll|refund)\w*\b[^;]*?\bset\b"
-    r"|\binsert\s+into\s+[\w\"`.]*(?:refund|payout|payment|transfer|wire)s?\b"
+    r"|compensation|salar|payroll|refund|expense|reimburse|timesheet|bonus|commission)\w*\b[^;]*?\bset\b"
+    # (people's pay, rating or manager, whatever the table: UPDATE employees SET salary = ...)
+    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*\b(?:salary|wage|bonus|pay_rate|hourly_rate|performance_rating"
+    r"|manager_id)\s*="
+    r"|\binsert\s+into\s+[\w\"`.]*(?:refund|payout|payment|transfer|wire|invoice|expense|reimbursement|payroll\w*|bonus"
+    r"|commission|timesheet|adjustment)s?\b"
     r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*\b(?:price\w*|discount\w*|credit\w*|balance|iban|bank_account)\s*="), "update|insert")
 # an UPDATE that sets money to a constant for every row a loose WHERE finds (not one row's id)
 _MONEY_ZEROED = fast_regex(r"\bupdate\s+[\w\"`.]+\s+set\s+[^;]*?\b\w*(?:amount|balance|price|total|credit|salary|fee|cents)"
@@ -443,6 +451,7 @@ _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator
                            r"|/_cluster/nodes/[^/]*/_shutdown|/quitquitquit\b|/-/quit\b")
 _EMPTY_FILTER = re.compile(r"[\"']?(?:filter|query|where|selector|match)[\"']?\s*:\s*(?:\{\s*\}|\[\s*\]|[\"']\*?[\"']|null)")
 _CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|collections?|indices|indexes"
+                                r"|spaces?|wikis?|channels?|workspaces?|boards?"
                                 r"|datasets?|registered-models|keyspaces?|topics?|"
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)"

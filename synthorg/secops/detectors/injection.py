@@ -24,7 +24,8 @@ _INJECTION_MARK = fast_regex(
     r"|\bimportant\s*(?:!|:)\s*(?:also|first|you)|\bbegin\s+(?:hidden|secret)\b|\bassistant\s*:|\bhuman\s*:"
     r"|\bact\s+as\b|\bjailbreak\b|\bdan\s+mode\b|\bdeveloper\s+mode\b"
     # words for whoever (whatever) reads the text, and instructions announced as more of them
-    r"|\bwhen(?:ever)?\s+(?:an?\s+|the\s+|any\s+)?(?:ai|llm|agent|assistant|bot|model)s?\s+(?:reads?|sees?|process(?:es)?"
+    r"|\b(?:assistant|agent|ai|llm|bot)\s+(?:instructions?|directives?|orders?)\b"
+    r"|\bwhen(?:ever)?\s+(?:an?\s+|the\s+|any\s+)?(?:[\w-]+\s+)?(?:ai|llm|agent|assistant|bot|model)s?\s+(?:reads?|sees?|process(?:es)?"
     r"|summari[sz]es?|handles?|gets?)\b|\bwhoever\s+(?:reads|processes|handles|summari[sz]es|triages)\s+this\b"
     r"|\b(?:additional|extra|further|updated|revised|hidden|secret|urgent)\s+(?:instructions?|directives?|tasks?|orders?"
     r"|steps?)\s*:"
@@ -99,11 +100,14 @@ def _instruction_span(task: str, mark: re.Match[str]) -> tuple[str, str]:
     after = task[mark.end():end]
     close = _closing(task[start:mark.start()], mark.group(0))
     if close:  # (a quoted order ends where its quote does: what follows is the task-giver's)
-        ends = [m.start() for c in close if (m := re.search(_CLOSE.get(c, re.escape(c)), after))]
+        # (a quote closed at once held a label, "instructions_for_agent": "...": the order is its value)
+        ends = [m.start() for c in close if (m := re.compile(_CLOSE.get(c, re.escape(c))).search(
+            after, 12 if c == '"' and re.match(r'\s*"\s*[:=]', after) else 0))]
         after = after[:min(ends, default=len(after))]
     return task[max(start, mark.start() - 200):mark.start()], after
 
 
+_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-f]{4})")
 _QUOTE = re.compile(r'(?<!\\)"')  # (not an escaped one: \" inside the quotation)
 # (a comment's end, not the /**/ inside a statement it quotes; a quote not escaped)
 _CLOSE = {'"': r'(?<!\\)"', "*/": r"\*/(?=\s|$|[\"'])"}
@@ -135,7 +139,8 @@ def written_mark(text: str) -> re.Match[str] | None:
 def _first_mark(task: str) -> re.Match[str] | None:
     """The first marker of an injection in the task: the task's own list, or the markers
     that only an injection uses (messages.py, shared with relayed messages)."""
-    marks = [m for m in (_INJECTION_MARK.search(task), injected_marker(task)) if m is not None]
+    spaced = task.replace("_", " ")  # ("instructions_for_agent": a JSON key's words; same length)
+    marks = [m for m in (_INJECTION_MARK.search(spaced), injected_marker(spaced)) if m is not None]
     return min(marks, key=lambda m: m.start()) if marks else None
 
 
@@ -145,6 +150,8 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
                       "says is what runs)", block=False, tier=RiskTier.high)
         return
     task = call.task.lower()
+    if "\\u" in task:  # (a payload's JSON writes its words with \u escapes)
+        task = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), task)
     mark = _first_mark(task) if task else None
     if mark is None:
         source = _SOURCE_MARK.search(task) if task else None

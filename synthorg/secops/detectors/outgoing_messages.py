@@ -122,7 +122,8 @@ _CONTROL_OFF = fast_regex(r"\b(?:waf|firewall|ids|ips|edr|antivirus|secops|guard
                           r"|rate\s+limit\w*|branch\s+protection)\b[^.\n]{0,40}\b(?:into\s+|to\s+)?(?:log-only|detect(?:ion)?-only"
                           r"|monitor(?:ing)?-only|permissive|off\b|disabled?\b|bypass\w*)"
                           r"|\b(?:disable|turn\s+off|switch\s+off|bypass)\s+(?:the\s+)?(?:waf|firewall|ids|edr|antivirus|secops|guardrails?|fraud[\s_.-]?(?:checks?|screening|detection)"
-                          r"|interceptor|mfa|2fa|audit\s+logging|branch\s+protection)\b")
+                          r"|interceptor|mfa|2fa|audit\s+logging|branch\s+protection)\b"
+                          r"|\bexempt\w*\s+[\w@.-]+\s+from\s+(?:the\s+)?(?:mfa|2fa|sso|secops|interceptor|reviews?|approvals?|audit\w*)\b")
 # someone's second factor or password reset, and what lets one in sent to another address
 _TAKEOVER = fast_regex(r"\b(?:reset|disable|remove|clear|bypass)\b[^.\n]{0,30}\b(?:mfa|2fa|otp|authenticator|password)\b[^.\n]{0,80}"
                        r"\b(?:send|forward|email|deliver)\b[^.\n]{0,40}\b(?:link|code|token|password|qr)\b[^.\n]{0,30}\bto\s+\S+@")
@@ -132,7 +133,10 @@ _DUMPED = fast_regex(r"\b(?:pg_dump|mysqldump|mongodump|dump|export|backup|archi
                      r"|\b(?:def|class|function|import|export|const)\b[^\n]{0,80}[({=;]")
 _LOGIN_ASK = fast_regex(r"\b(?:log\s*-?in|sign\s*-?in|re-?authenticate|verify\s+your|confirm\s+your|reset\s+your"
                         r"|update\s+your\s+(?:password|payment|billing)|re-?enter\s+your|enter\s+your\s+(?:password"
-                        r"|card|credentials|details|login)|claim\b|click\s+(?:here|below|the\s+link)?)\b")
+                        r"|card|credentials|details|login)|claim\b|click\s+(?:here|below|the\s+link)?"
+                        # (or asks for what one logs in or is paid with, or to run a document's macros)
+                        r"|re-?link|use\s+your\s+(?:sso|password|credentials|mfa|login)|you(?:'ll|\s+will)\s+need\s+your"
+                        r"|ssn|social\s+security|date\s+of\s+birth|routing\s+number|backup\s+codes|enable\s+(?:macros|content|editing))\b")
 
 
 def _looks_like_company(host: str, internal: Iterable[str]) -> bool:

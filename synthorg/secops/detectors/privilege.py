@@ -161,6 +161,7 @@ _SECURITY_FLAG_URL = fast_regex(r"(?:require[-_]?)?(?:mfa|2fa|two[-_]factor|sso|
 _CONTROL_OFF = re.compile(r"/(?:branch_protections?|protected_branches|branches/[^/]+/protection)\b.*\b(?:required_approvals?\W+0\b"
                           r"|enable_status_check\W+false|enforce_admins\W+false|required_status_checks\W+null|required_approving_review_count\W+0\b"
                           r"|enable_force_push\W+true|allow_force_pushes\W+true)"
+                          r"|/(?:policies|policy|roles?|groups?)/[\w-]+\b.*\b(?:require_approvals?|approval_required|requires_approval)\W+false"
                           r"|/silences\b.*[\"']value[\"']\s*:\s*[\"']\.\*[\"']", re.S)  # (a body's lines too)
 _ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\b|/script(?:console)?/?$"
                         r"|/teams?/(?:owners|[\w-]*admins?|administrators)/(?:members|memberships)/"

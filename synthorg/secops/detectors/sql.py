@@ -61,6 +61,9 @@ SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|pg_ls_dir|pg_stat_fi
 
 # (hints, pattern) parts of the privilege family (privilege.py)
 SQL_PRIVILEGE_PARTS = (
+    # a member added to an admin group or role: INSERT INTO group_members VALUES ('domain-admins', ...)
+    ("insert", r"\binsert\s+into\s+[\w\"`.]*(?:group|role|member|team)\w*\b[^;]*\bvalues\s*\([^)]*'[\w-]*(?:admins?|administrators?"
+               r"|superusers?|owners?|root)[\w-]*'"),
     ("grant|alter|create|identified|set role|set session|mysql.user|xp_|program|insert|security_definer",
      r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
      r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
