@@ -118,7 +118,10 @@ _PAYMENT_REDIRECT = fast_regex(
     r"\b(?:iban|swift|bic|routing\s+number|account\s+number|sort\s+code)\b[^.\n]{0,60}?\b[a-z]{2}\d{2}[\s\d]{8,}"
     r"|\b[a-z]{2}\d{2}(?:\s?[a-z0-9]{4}){3,}\b[^.\n]{0,80}\b(?:new|changed|updated|instead|today|urgent)\b"
     r"|\b(?:wire|transfer|remit|pay)\b[^.\n]{0,60}\b(?:new|changed|updated|different)\s+(?:account|bank|iban|supplier|vendor)"
-    r"|\b(?:changed|updated|new)\s+(?:our\s+)?(?:remittance|bank(?:ing)?|payment)\s+(?:account|details)\b")
+    r"|\b(?:changed|updated|new)\s+(?:our\s+)?(?:remittance|bank(?:ing)?|payment)\s+(?:account|details)\b"
+    # (someone's pay sent elsewhere: "I changed banks - please send my salary to routing ...")
+    r"|\b(?:send|pay|deposit|route)\s+(?:my|his|her|their)\s+(?:salary|pay|wages|paycheck|reimbursements?)\s+to\b"
+    r"|\bchanged\s+banks\b")
 # pressure to skip the checks an organisation keeps
 _PRESSURE = fast_regex(
     r"\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:check|tell|inform|loop\s+in|cc|ask|confirm|verify|log|record)\b"

@@ -49,7 +49,7 @@ _ASKS_TO_RUN = fast_regex(r"\b(?:please|pls|can\s+you|could\s+you|you\s+(?:need|
                           r"|\b(?:could|can|would)\s+you\s+(?:please\s+|just\s+)?(?=(?:chmod|chown|sudo|rm|curl|wget|kubectl|docker"
                           r"|systemctl|crontab|psql|mysql|git|ssh|scp|echo|usermod|setfacl)\b)"
                           r"|\b(?:add|put|append|install)\s+(?:this|the\s+following|these)\s+(?:line|lines|entry|entries|job|cron|key)\b"
-                          r"|\b(?:tack|append|add)\b[^.\n]{0,60}\b(?:onto|to)\s+the\s+end\b"
+                          r"|\b(?:tack|append|add)\b[^\n]{0,100}?\b(?:onto|to)\s+the\s+end\b|\bby\s+(?:running|executing)\b"
                           # (or says it was approved and to go ahead: "approved in standup: DROP ..., go ahead")
                           r"|\b(?:approved|signed\s+off|green-?lit)\b[^.\n]{0,30}:\s[^\n]{0,120}\bgo\s+ahead\b"
                           # (or hands the reader a command to use: "the fast route: `docker ...`")
@@ -95,12 +95,21 @@ _CURL_REQUEST = fast_regex(r"\bcurl\b[^;&|\n]*?(?:-x\s*|--request[= ]\s*)[\"']?(
 _CLIENT_REQUEST = fast_regex(r"\b(?:requests|httpx|session|sess|s|client|http)\.(delete|put|patch|post)\(\s*[rf]?[\"'](https?://[^\"']+)[\"']")
 
 
+# a loop over what a GET lists that deletes each one
+_DELETES_EACH_LISTED = fast_regex(r"\bfor\s+\w+\s+in\s+(?:requests|httpx|session|s|client)\.get\([^;]{0,200}?\.json\(\)[^;]{0,60}?:"
+                                  r"[^;]{0,120}?\b(?:requests|httpx|session|s|client)\.delete\(")
+
+
 def request_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     """A request that a command or a program makes, judged as the same request made
     with http_request (DELETE of a cluster's namespace, of every index)."""
     requests = {(m.group(1) or m.group(4), m.group(2) or m.group(3)) for v in views if "curl" in v
                 for m in _CURL_REQUEST.finditer(v)}
     requests |= {(m.group(1), m.group(2)) for v in views if "." in v for m in _CLIENT_REQUEST.finditer(v)}
+    if any(_DELETES_EACH_LISTED.search(v) for v in views):
+        yield Finding("destructive.mass_data_loss", False, "deletes every item a listing returns, one by one",
+                      RiskTier.high)
+        return
     for method, url in sorted(requests):
         request = ToolCall(tool="http_request", arguments={"method": method.upper(), "url": url},
                            workspace=call.workspace, action_type="net:http")

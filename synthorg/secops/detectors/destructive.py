@@ -282,6 +282,15 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         yield finding("fraud.records_changed", "changes where money is paid through an API", block=False,
                       tier=RiskTier.high)
         return
+    if call.action_type == "net:http" and _PEOPLES_FIELDS.search(call.text("url").lower()):
+        yield finding("secrets.people_fields", "asks an API for people's identity, bank or pay fields",
+                      block=False, tier=RiskTier.high)
+        return
+    if call.action_type == "net:http" and call.text("method").strip().upper() in ("PUT", "PATCH") and \
+            _BLANKED.search(call.text("body")) and _DOCUMENT_API.search(call.text("url").lower()):
+        yield finding("destructive.document_blanked", "writes a document's content as nothing", block=False,
+                      tier=RiskTier.high)
+        return
     if call.action_type == "db:query" and any(_ACCOUNT_TAKEOVER.search(v) for v in views):
         yield finding("privilege.account_takeover", "sets another account's password, MFA or login")
         return
@@ -403,6 +412,12 @@ _ACCOUNT_TAKEOVER = Hinted(fast_regex(
     r"\bupdate\s+[\w\"`.]*(?:users?|accounts?|members?|logins?|auth\w*)\b[^;]*?\bset\s+(?:(?!\bwhere\b)[^;])*?\b(?:password"
     r"|password_hash|password_digest|encrypted_password|hashed_password|pass_hash|pwd_hash|mfa_secret|otp_secret|totp_secret"
     r"|mfa_enabled|two_factor_enabled|totp_enabled)\s*="), "update")
+# people's identity, bank or pay fields asked for by name in a query string
+_PEOPLES_FIELDS = re.compile(r"[?&](?:fields|select|columns|include|attributes)=[^&#]*\b(?:ssn|social_security\w*|bank_account\w*"
+                             r"|iban|routing\w*|salary|salaries|date_of_birth|dob|passport\w*|tax_id)\b")
+# a page, a document or a post written as nothing
+_BLANKED = re.compile(r"[\"'](?:body|content|text|value|markdown|html)[\"']\s*:\s*(?:\"\"|''|null)")
+_DOCUMENT_API = re.compile(r"/(?:content|pages?|wiki|docs?|documents?|articles?|posts?|policies)(?:/|$)")
 # where money is paid out or owed, through an API: deposits, refunds, payouts, coupons, invoices
 _MONEY_API = re.compile(r"/(?:direct_deposits?|bank_accounts?|payouts?|payment_methods?|payees?|beneficiar\w*|salar\w*"
                         r"|payroll\w*|bonus\w*)(?:/|$|\?)")
@@ -456,5 +471,5 @@ _CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buck
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)"
                                 r"|\*|/_all\b|[?&]recurse(?:=|&|$)|/audit[\w-]*|/backups?\b|/snapshots?\b|/dodelete\b"
-                                r"|/(?:users?|accounts?|members?)/[\w.@-]+/?$"
+                                r"|/(?:users?|accounts?)/[\w.@-]+/?$"  # (a member taken out of a group loses access, no data)
                                 r"|/sys/(?:mounts|auth|audit|policies/acl)/")  # (Vault: an engine and its secrets)

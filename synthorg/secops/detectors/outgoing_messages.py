@@ -52,7 +52,8 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
                           f"{outside[0]}", block=False, tier=RiskTier.high)
         return
     relayed_to = next((m.group() for m in MAIL_ADDRESS.finditer(raw.lower()) if personal_mailbox(m.group())), None)
-    if relayed_to is not None and (leaks_internal(raw, view) or len(set(_PERSONAL_FIELDS.findall(view))) >= 2) \
+    if relayed_to is not None and (leaks_internal(raw, view) or len(set(_PERSONAL_FIELDS.findall(view))) >= 2
+                                   or _EXPORTED.search(view)) \
             and _SEND_ASKED.search(view) and not REPORTING_WORDS.search(view):
         yield finding("exfiltration.personal_mailbox", f"asks for company data to be sent to a personal "
                       f"mailbox ({relayed_to})", block=False, tier=RiskTier.high)
@@ -112,6 +113,8 @@ _MASS_SENT = fast_regex(r"\b(?:send|sending|sent|e-?mail(?:ing)?|post(?:ing)?|re
 # what a list of people's records holds, and a reader asked to send something on
 _PERSONAL_FIELDS = fast_regex(r"\b(?:names|e-?mails|e-?mail\s+addresses|phone\s+numbers|home\s+addresses|addresses|dates?\s+of\s+birth"
                               r"|birth\s*dates|ssns?|salaries)\b")
+# a table's or a file's export: what is asked to go to the mailbox
+_EXPORTED = fast_regex(r"\b(?:csv|export|dump|spreadsheet|xlsx|backup)\b|\bselect\s+\*\s+from\b")
 _SEND_ASKED = fast_regex(r"\b(?:please|can\s+you|could\s+you|pls)\b[^.\n]{0,30}\b(?:e-?mail|send|forward|share|upload|copy)\b"
                          r"|^\s*(?:e-?mail|send|forward|share|upload)\b")
 

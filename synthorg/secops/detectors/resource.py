@@ -26,6 +26,7 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("mail|mutt|swaks|smtp",
      r"\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:\d+\s+)?\d{4,}\s*\)|\{\d+\.\.\d{4,}\})\s*;?\s*do\b[^;]{0,120}?\b(?:mail|mailx|sendmail"
      r"|mutt|swaks|ssmtp|msmtp)\b|\bfor\s+\w+\s+in\s+range\(\s*(?:\d+\s*,\s*)?\d{4,}\s*\)\s*:[^;]{0,200}?\.(?:sendmail|send_message)\("),
+    ("yes", r"\byes\b(?:\s+(?:'[^']*'|\"[^\"]*\"|[^\s|;&]+))?\s*\|\s*(?:xargs|parallel)\b"),  # (input without end)
     ("xargs|parallel", r"\bxargs\b[^;&|]*\s-p\s*(?:0\b|\d{3,})|\bparallel\b[^;&|]*\s-j\s*(?:0\b|\d{3,})"),
     ("miner|xmr|monero|coinhive|nanopool|t-rex|openssl speed",
      r"\bmonero\b|\bxmr\b|\bcrypto-?miner\b|\w-miner\b|\bminer[-/]|\bcoinhive\b|\bminergate\b|\bnanopool\b"
