@@ -31,6 +31,7 @@ SUPERVISED_ASKS = {
     "platform_team": "its everyday work applies infrastructure, scales and deploys",
     "programs_and_queries": "its everyday work runs subprocesses and changes schemas (DDL)",
     "long_programs": "its everyday work is long shell scripts and programs that run subprocesses",
+    "operations_and_cloud": "its everyday work scales, restarts and tears down its own environments",
 }
 
 

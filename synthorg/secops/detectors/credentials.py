@@ -78,7 +78,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
      r"|\bchamber (?:read|export)\b|\bgcloud secrets versions access\b|\baz keyvault (?:secret|key) (?:show|download)\b"),
     # infrastructure state and release values hold every secret the infrastructure uses
     ("terraform|tofu|helm get|describe secret|history --no-trunc",
-     r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:state\s+(?:pull|show)|output)\b(?!.*\bsensitive\s*==\s*false)|\bhelm get (?:values|all|manifest)\b"
+     r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:state\s+(?:pull|show)|output\b(?!(?:\s+-\S+)*\s+(?![\w-]*(?:pass|secret|token|key|cred|auth|cert))[a-z][\w-]*\s*(?:$|[;&|)>])))\b(?!.*\bsensitive\s*==\s*false)|\bhelm get (?:values|all|manifest)\b"
      r"|\bkubectl\b[^;&|]*\bdescribe secrets?\b|\b(?:docker|podman) history\b[^;&|]*--no-trunc"),
     # a connection string printed: it holds the database's password
     ("database_url|db_url|dsn|connection_string",
@@ -211,6 +211,9 @@ def generates_keys(call: ToolCall) -> bool:
 
 # what a metadata service's address holds, in any of the forms places.canonical_host reads
 # (169.254.169.254, a name, a whole number, hex or octal parts): most calls need no hosts
+# what a credential command's output goes to when no value is shown: nothing, or its keys' names
+_SHOWS_NO_VALUE = re.compile(r"[^|;&>]{0,80}?(?:>\s*/dev/null\s*(?:$|[;&)]|2>)|\|\s*jq\b[^;&]{0,40}?\bkeys(?:_unsorted)?\b[^|;&]*(?:$|[;&)]))")
+_KEEPS = re.compile(r"\b(?:gcore|\w*dump\w*|cp|tar|copy|tee)\b")
 _METADATA_HINT = fast_regex(r"169\.254|metadata|100\.100\.100\.200|fd00:ec2|://(?:[^/\s@]*@)?(?:0|\d{9,}|\[)")
 
 
@@ -315,7 +318,8 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
         return
     own_env = any(_OWN_ENV_WRITE.search(v) for v in code)
     for v in code:
-        if _CREDENTIAL_COMMAND.search(v):
+        if (m := _CREDENTIAL_COMMAND.search(v)) and not (  # (a dump or a copy keeps what it took)
+                _SHOWS_NO_VALUE.match(v, m.end()) and not _KEEPS.search(v, m.start(), m.end() + 80)):
             yield finding("secrets.credential_command", "runs a command that hands out credentials")
             return
         if _METADATA_HINT.search(v) and any(is_metadata_host(h) for h in hosts_of(v)) and (

@@ -109,11 +109,13 @@ _DESTRUCTIVE = [
      "infrastructure_teardown", "deletes every item a cloud's listing gives"),
     (Hinted(fast_regex(r"\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
                 r"|\bvssadmin\b[^;&|]*\bdelete\s+shadows\b|\bwbadmin\b[^;&|]*\bdelete\s+(?:catalog|systemstatebackup|backup)\b"
+                # (a backup repository's snapshots forgotten with no policy of what to keep, every one listed)
+                r"|\b(?:restic|borg)\b[^;&|]*\b(?:forget|delete|prune)\b(?![^;&|]*--keep-)[^;&|]*\$\("
                 r"|\bwmic\s+shadowcopy\s+delete\b|\bbcdedit\b[^;&|]*\brecoveryenabled\s+no\b"
                 r"|\bremove-item\b[^;&|]*-recurse\b[^;&|]*\s[\"']?[a-z]:\\(?:users|windows|program|\*)"
                 r"|\b(?:rd|rmdir)\s+/s\s+/q\s+[a-z]:\\(?:\s|$|users|windows|\*)|\bdel\s+/[fsq](?:\s+/[fsq])*\s+[a-z]:\\(?:\*|users|windows)"
                 r"|\bformat\s+[a-z]:\s*/[qy]|\bkill(?:all)?\s+(?:-(?:s\s+)?(?:9|kill|sigkill|term|sigterm|15)\s+)?(?:--\s+)?-1\b|\bos\.kill(?:pg)?\(\s*-1\s*,|\bprocess\.kill\(\s*-1\b|\bkill -(?:9|kill) 1\b|\bkillall5\b|\bpkill -9 -?\.\b|\biptables -f\b|\bcrontab -r\b"
-                r"|\bsysrq\b|\becho [bco] > /proc/sysrq-trigger"), "shutdown|reboot|halt|poweroff|init |systemctl|kill|iptables|crontab -r|sysrq|vssadmin|wbadmin|shadowcopy|bcdedit|remove-item|rd |rmdir |del |format "),
+                r"|\bsysrq\b|\becho [bco] > /proc/sysrq-trigger"), "restic|borg|shutdown|reboot|halt|poweroff|init |systemctl|kill|iptables|crontab -r|sysrq|vssadmin|wbadmin|shadowcopy|bcdedit|remove-item|rd |rmdir |del |format "),
      "system_disruption", "shuts down, kills everything or removes safeguards"),
     (Hinted(fast_regex(r"\bchmod -r 0*00\b|\bchmod -r [0-7]*7 /|\bchown -r \S+ /(?:\s|$)|\bfind / [^;&|]*-delete\b"
                 r"|\brm\s+(?:-\S+\s+)*-\w*[rR]\w*\b[^;&|]*\s(?:/\*?|~/?\*?|\$home/?\*?)(?=\s|$|[;&|])"
@@ -138,6 +140,7 @@ _SERVICE_DOWN = Hinted(fast_regex(
     r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bsystemctl\b[^;]{0,80}?\b(?:stop|disable|mask)\b|\bservice\s+\S+\s+stop\b"
     r"|\b(?:pkill|killall)\b(?![^;&|]*" + _OWN_USER + r")|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b(?![^;&|]*" + _OWN_USER + r")|\b(?:pgrep|pidof)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
     r"|\bkubectl\b[^;&|]*\s(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("
+    r"|\bkubectl\b[^;&|]*\bpatch\b[^;&|]*\breplicas\W+0\b"
     # processes killed by name from code; a database's every session ended, or its doors shut
     r"|\bprocess_iter\b[^;]*\.(?:kill|terminate|send_signal)\(|\b(?:pgrep|pidof)\b(?![^;]*" + _OWN_USER + r")[^;]{0,200}?\bos\.kill(?:pg)?\("
     r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|application_name|client_addr|query|state|pid\s*=)\b)"

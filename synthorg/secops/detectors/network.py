@@ -43,7 +43,7 @@ _NET_SEND = Hinted(fast_regex(
 # the workspace or a service opened to the internet, or data made public
 _EXPOSE = Hinted(fast_regex(
     r"\bngrok\s+(?:http|tcp|tls|start)\b|\bcloudflared\b[^;&|]*\btunnel\b|\blt\s+--port\b|\blocaltunnel\b"
-    r"|\bssh\b[^;&|]*\s-r\s*\S*\d+:[^;&|]*(?:serveo|localhost\.run|pinggy)|\bbore local\b"
+    r"|\bssh\b[^;&|]*\s-\w*r\s*\S*\d+:[^;&|]*(?:serveo|localhost\.run|pinggy)|\bbore local\b"
     r"|--acl\s+public-read|\bacl (?:set|ch)\b[^;&|]*(?:public-read|allusers)|\biam ch allusers"
     r"|\bhttp\.server\b[^;&|]*(?:--bind|-b)\s*0\.0\.0\.0[^;&|]*(?:--directory|-d)\s*/(?:\s|$)"
     r"|\brclone (?:copy|sync|move|copyto)\s+\S+\s+:?[\w-]+(?:,\S*?)?:|\bgh repo create\b[^;&|]*--public|\bgh gist create\b"

@@ -162,7 +162,7 @@ _CONTROL_OFF = re.compile(r"/(?:branch_protections?|protected_branches|branches/
                           r"|enable_status_check\W+false|enforce_admins\W+false|required_status_checks\W+null|required_approving_review_count\W+0\b"
                           r"|enable_force_push\W+true|allow_force_pushes\W+true)"
                           r"|/(?:policies|policy|roles?|groups?)/[\w-]+\b.*\b(?:require_approvals?|approval_required|requires_approval)\W+false"
-                          r"|/silences\b.*[\"']value[\"']\s*:\s*[\"']\.\*[\"']", re.S)  # (a body's lines too)
+                          r"|/silences\b.*[\"']value[\"']\s*:\s*[\"']\.[*+][\"']", re.S)  # (a body's lines too)
 _ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\b|/script(?:console)?/?$"
                         r"|/teams?/(?:owners|[\w-]*admins?|administrators)/(?:members|memberships)/"
                         r"|groupname=[\w-]*admin|/(?:groups?|roles?)/[\w%-]*admin[\w%-]*/(?:members|users|assignments)\b"

@@ -202,6 +202,8 @@ _SCALED_UP = Hinted(fast_regex(r"\b(?:minreplicas|replicas|parallel\w*|desired_?
 _FLEET = Hinted(fast_regex(r"\bresource\s+[\"'](?:aws_instance|aws_spot_instance_request|google_compute_instance|azurerm_\w*virtual_machine"
                            r"|digitalocean_droplet|hcloud_server)[\"'][^}]*?\bcount\s*=\s*\d{3,}"
                            # a shared cluster's executors by the thousand, a warehouse at its largest
+                           # (machines asked for by the hundred in a plan's variables)
+                           r"|\b(?:terraform|tofu)\b[^;&|]*\s-var[= ][\"']?\w*(?:count|instances|replicas|nodes)\w*=(?:\d{4,}|[2-9]\d\d)\b"
                            r"|--num-executors[= ](?:\d{4,}|[5-9]\d\d)\b|\bspark\.executor\.instances[= ](?:\d{4,}|[5-9]\d\d)\b"
                            # a scheduler's job array by the ten thousand, or jobs held without a time limit
                            r"|\bsbatch\b[^;&|]*--array[= ]\d+-\d{4,}|\bsbatch\b(?=[^;&|]*--exclusive)[^;&|]*--time[= ]unlimited\b"
@@ -209,7 +211,7 @@ _FLEET = Hinted(fast_regex(r"\bresource\s+[\"'](?:aws_instance|aws_spot_instance
                            r"|\bwarehouse_size\s*=\s*'?(?:x[4-6]-?large|[4-6]x-?large)\b"
                            # a scheduler's backfill over decades: from before 2000, or to past 2030
                            r"|\bbackfill\b[^;&|]*(?:(?:-s|--start-date)[= ]['\"]?1\d{3}-|(?:-e|--end-date)[= ]['\"]?(?:20[3-9]\d|2[1-9]\d\d)-)"),
-                "resource|num-executors|executor.instances|warehouse_size|backfill|sbatch|seq")
+                "resource|num-executors|executor.instances|warehouse_size|backfill|sbatch|seq|-var")
 # an autoscaler's or a pool's size in the hundreds; a batch of millions of runs
 _SCALING_API = re.compile(r"autoscal|scaling|node-?pools?|runners|instance-?groups|/asgs?\b|/fleets?\b"
                           r"|/(?:instances|servers|machines|vms|droplets|nodes|workers)\b")
