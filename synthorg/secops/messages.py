@@ -247,7 +247,7 @@ def asks_privilege(view: str) -> bool:
 _ASKS_SECRET = fast_regex(
     r"\b(?:send|give|share|tell|dm|post|paste|provide|forward|(?:reply|respond)\s+(?:here\s+|back\s+)?with|ask\s+\w+\s+for|asking\s+\w+\s+for)"
     r"\s+(?:me|us|it\s+to\s+me)?\s*(?:your|his|her|their|the|everyone'?s|all(?:\s+the)?|the\s+team'?s)\s+(?:\w+\s+){0,3}?(?:passwords?|passcodes?|passphrases?"
-    r"|pins?|tokens?|api\s*keys?|credentials|creds|(?:2fa|mfa|otp|one-time|verification|recovery)\s+codes?|ssh\s+keys?"
+    r"|pins?|tokens?|api\s*keys?|credentials|creds|(?:2fa|mfa|otp|one-time|verification|recovery|backup)\s+codes?|ssh\s+keys?"
     r"|private\s+keys?|secret\s+keys?|access\s+keys?|aws\s+keys?|session\s+cookies?|\w+_(?:key|token|secret|password))\b"
     # "X needs the root token ... can you DM it to me"
     r"|\b(?:needs?|wants?|requires?)\s+(?:the\s+|your\s+)?(?:[\w-]+\s+){0,3}?(?:passwords?|tokens?|api\s*keys?|credentials"

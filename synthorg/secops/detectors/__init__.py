@@ -100,7 +100,10 @@ _DELETES_EACH_LISTED = fast_regex(r"\bfor\s+\w+\s+in\s+(?:requests|httpx|session
                                   r"[^;]{0,120}?\b(?:requests|httpx|session|s|client)\.delete\(")
 
 
-def request_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+_POSTED_TEXT = fast_regex(r"[\"'](?:text|body|message|content)[\"']\s*:\s*[\"']([^\"']{10,})")
+
+
+def request_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]) -> Iterator[Finding]:
     """A request that a command or a program makes, judged as the same request made
     with http_request (DELETE of a cluster's namespace, of every index)."""
     requests = {(m.group(1) or m.group(4), m.group(2) or m.group(3)) for v in views if "curl" in v
@@ -116,6 +119,13 @@ def request_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding
         for f in destructive_findings(request, request.all_views):
             yield Finding(f.rule, f.block, f"{f.reason} (a request the code makes)", f.tier)
             return
+        said = next((m.group(1) for v in views for m in _POSTED_TEXT.finditer(v)), None) if method != "delete" else None
+        if said is not None and writes_prose(request):  # (a message the code posts: read as one)
+            posted = ToolCall(tool="send_message", arguments={"to": url, "text": said}, workspace=call.workspace,
+                              action_type="comms:message")
+            for f in message_findings(posted, internal):
+                yield Finding(f.rule, f.block, f"{f.reason} (a message the code posts)", f.tier)
+                return
 
 
 def planted_findings(call: ToolCall) -> Iterator[Finding]:
@@ -152,7 +162,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
         families = (*families, lambda: message_findings(posted, internal),
                     lambda: relayed_command_findings(posted, internal), lambda: planted_findings(posted))
     elif call.action_type in ("code:shell", "code:python"):  # a request the code makes
-        families = (*families, lambda: request_findings(call, runnable))
+        families = (*families, lambda: request_findings(call, runnable, internal))
     found: list[Finding] = []
     for family in families:
         for f in family():

@@ -355,6 +355,11 @@ def _carries_data(url: str, internal: Iterable[str]) -> bool:
 _FILED = re.compile(r"\b(?:list|export|dump|roster|table|records|file)\s+(?:attached|enclosed|included)\b")
 
 
+# one host's links replaced by another's: SQL's replace(), sed's s#old#new#, str.replace
+_LINK_SWAP = re.compile(r"\breplace\(\s*[\w.]+\s*,\s*['\"]https?://([^/'\"\s:]+)[^'\"]*['\"]\s*,\s*['\"]https?://([^/'\"\s:]+)"
+                        r"|\bs([#|@,!])https?:(?://)?([^/#|@,!\s]+)[^#|@,!]*\3https?:(?://)?([^/#|@,!\s]+)")
+
+
 def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]
                      ) -> Iterator[Finding]:
     if call.action_type in MESSAGE_ACTIONS or (call.action_type == "fs:write"
@@ -396,6 +401,13 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
                       "makes data public")
         return
     redirected = _redirect_outside(call, views, internal)
+    swapped = next((new for v in views for m in _LINK_SWAP.finditer(v)
+                    for old, new in [(m.group(1) or m.group(4), m.group(2) or m.group(5))]
+                    if is_internal(old, internal) and not is_internal(new, internal)), None)
+    if swapped is not None:
+        yield finding("exfiltration.redirected", f"rewrites the company's links to point at {swapped}",
+                      block=False, tier=RiskTier.high)
+        return
     if redirected is not None:
         yield finding("exfiltration.redirected", f"points the company's hooks, callbacks or proxy at "
                       f"{redirected}", block=False, tier=RiskTier.high)

@@ -115,7 +115,7 @@ _PERSONAL_FIELDS = fast_regex(r"\b(?:names|e-?mails|e-?mail\s+addresses|phone\s+
                               r"|birth\s*dates|ssns?|salaries)\b")
 # a table's or a file's export: what is asked to go to the mailbox
 _EXPORTED = fast_regex(r"\b(?:csv|export|dump|spreadsheet|xlsx|backup)\b|\bselect\s+\*\s+from\b")
-_SEND_ASKED = fast_regex(r"\b(?:please|can\s+you|could\s+you|pls)\b[^.\n]{0,30}\b(?:e-?mail|send|forward|share|upload|copy)\b"
+_SEND_ASKED = fast_regex(r"\b(?:please|can\s+you|could\s+you|pls)\b[^.\n]{0,60}\b(?:e-?mail|send|forward|share|upload|copy)\b"
                          r"|^\s*(?:e-?mail|send|forward|share|upload)\b")
 
 
