@@ -10,6 +10,7 @@ space between words.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 
 from synthorg.domain.enums import RiskTier
@@ -100,7 +101,16 @@ _DELETES_EACH_LISTED = fast_regex(r"\bfor\s+\w+\s+in\s+(?:requests|httpx|session
                                   r"[^;]{0,120}?\b(?:requests|httpx|session|s|client)\.delete\(")
 
 
-_POSTED_TEXT = fast_regex(r"[\"'](?:text|body|message|content)[\"']\s*:\s*[\"']([^\"']{10,})")
+# a post with more than a status note's few words, or an address, a number or a path in it (the
+# message rules find nothing in "looking into it", and comments are the commonest posts)
+_SAYS_SOMETHING = re.compile(r"(?:\b\w+\b\W*){4,}|[@/\d]")
+
+
+def _says_something(body: str) -> bool:
+    """Whether a post's words (its text field's, or all of it) are more than a status note."""
+    fields = [m.group(1) or m.group(2) or "" for m in _POSTED_TEXT.finditer(body)] or [body]
+    return any(_SAYS_SOMETHING.search(f) for f in fields) or len(fields) > 1
+_POSTED_TEXT = fast_regex(r"[\"'](?:text|body|message|content|comment|note)[\"']\s*:\s*(?:\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)')")
 
 
 def request_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]) -> Iterator[Finding]:
@@ -119,7 +129,8 @@ def request_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         for f in destructive_findings(request, request.all_views):
             yield Finding(f.rule, f.block, f"{f.reason} (a request the code makes)", f.tier)
             return
-        said = next((m.group(1) for v in views for m in _POSTED_TEXT.finditer(v)), None) if method != "delete" else None
+        said = next((m.group(1) or m.group(2) for v in views for m in _POSTED_TEXT.finditer(v)), None) \
+            if method != "delete" else None
         if said is not None and writes_prose(request):  # (a message the code posts: read as one)
             posted = ToolCall(tool="send_message", arguments={"to": url, "text": said}, workspace=call.workspace,
                               action_type="comms:message")
@@ -155,10 +166,13 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: message_findings(call, internal))
     if call.action_type in MESSAGE_ACTIONS:  # a command a colleague is asked to run
         families = (*families, lambda: relayed_command_findings(call, internal))
-    elif call.action_type == "net:http" and writes_prose(call) and call.text("body"):
+    elif call.action_type == "net:http" and writes_prose(call) and _says_something(call.text("body")):
         # a message posted to a chat, a ticket or a wiki through its API is read as a message
         posted = ToolCall(tool="send_message", arguments={"to": call.text("url"), "text": call.text("body")},
                           workspace=call.workspace, action_type="comms:message")
+        # (the same texts: their views, worked out for the request, serve the message)
+        posted.__dict__["argument_views"] = {"to": call.argument_views.get("url", ()),
+                                             "text": call.argument_views.get("body", ())}
         families = (*families, lambda: message_findings(posted, internal),
                     lambda: relayed_command_findings(posted, internal), lambda: planted_findings(posted))
     elif call.action_type in ("code:shell", "code:python"):  # a request the code makes
