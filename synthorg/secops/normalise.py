@@ -1089,6 +1089,11 @@ def _only_shown(raw: str) -> bool:
     return decodings > 0 and decodings == len(_SHOWN.findall(raw)) and not _RUNS.search(raw)
 
 
+def unicode_unescaped(text: str) -> str:
+    """`text` with its \\uXXXX escapes (JSON's, code's) read as the characters they stand for."""
+    return _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+
+
 def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
     """The texts hidden in `raw`: decoded blobs, code inside code, text written backwards,
     percent-encoded and look-alike Unicode text."""
@@ -1120,7 +1125,7 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
     if "%" in raw and _PERCENT.search(raw):
         hidden.append(unquote(unquote(raw)))
     if "\\u" in raw and _UNICODE_ESCAPE.search(raw):  # JSON's and code's \u006c is l
-        hidden.append(_UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), raw))
+        hidden.append(unicode_unescaped(raw))
     if not raw.isascii():
         hidden.append(unicodedata.normalize("NFKC", raw))
     return hidden

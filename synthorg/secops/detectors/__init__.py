@@ -110,6 +110,8 @@ def _says_something(body: str) -> bool:
     """Whether a post's words (its text field's, or all of it) are more than a status note."""
     fields = [m.group(1) or m.group(2) or "" for m in _POSTED_TEXT.finditer(body)] or [body]
     return any(_SAYS_SOMETHING.search(f) for f in fields) or len(fields) > 1
+
+
 _POSTED_TEXT = fast_regex(r"[\"'](?:text|body|message|content|comment|note)[\"']\s*:\s*(?:\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)')")
 
 
@@ -123,15 +125,15 @@ def request_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield Finding("destructive.mass_data_loss", False, "deletes every item a listing returns, one by one",
                       RiskTier.high)
         return
+    said = next((m.group(1) or m.group(2) for v in views for m in _POSTED_TEXT.finditer(v)), None) \
+        if requests else None  # (what the code posts: the same for each of its requests)
     for method, url in sorted(requests):
         request = ToolCall(tool="http_request", arguments={"method": method.upper(), "url": url},
                            workspace=call.workspace, action_type="net:http")
         for f in destructive_findings(request, request.all_views):
             yield Finding(f.rule, f.block, f"{f.reason} (a request the code makes)", f.tier)
             return
-        said = next((m.group(1) or m.group(2) for v in views for m in _POSTED_TEXT.finditer(v)), None) \
-            if method != "delete" else None
-        if said is not None and writes_prose(request):  # (a message the code posts: read as one)
+        if said is not None and method != "delete" and writes_prose(request):  # (a message it posts: read as one)
             posted = ToolCall(tool="send_message", arguments={"to": url, "text": said}, workspace=call.workspace,
                               action_type="comms:message")
             for f in message_findings(posted, internal):

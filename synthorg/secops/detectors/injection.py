@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.call_views import _PROSE, writes_prose
+from synthorg.secops.detectors.call_views import writes_prose
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, finding
 from synthorg.secops.messages import _INJECTED, ORDER, injected_marker
-from synthorg.secops.normalise import encoded_blobs, fast_regex, words
+from synthorg.secops.normalise import encoded_blobs, fast_regex, unicode_unescaped, words
 
 # markers of an injection besides those only an injection uses (messages.injected_marker):
 # words that start an instruction in a task's text but are ordinary in a message
@@ -108,10 +108,9 @@ def _instruction_span(task: str, mark: re.Match[str]) -> tuple[str, str]:
     return task[max(start, mark.start() - 200):mark.start()], after
 
 
-_UNICODE_ESCAPE = re.compile(r"\\u([0-9a-f]{4})")
 _QUOTE = re.compile(r'(?<!\\)"')  # (not an escaped one: \" inside the quotation)
 # (a comment's end, not the /**/ inside a statement it quotes; a quote not escaped)
-_CLOSE = {'"': r'(?<!\\)"', "*/": r"\*/(?=\s|$|[\"'])"}
+_CLOSE = {'"': _QUOTE.pattern, "*/": r"\*/(?=\s|$|[\"'])"}
 
 
 def _closing(head: str, mark: str) -> list[str]:
@@ -152,7 +151,7 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
         return
     task = call.task.lower()
     if "\\u" in task:  # (a payload's JSON writes its words with \u escapes)
-        task = _UNICODE_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), task)
+        task = unicode_unescaped(task)
     mark = _first_mark(task) if task else None
     if mark is None:
         source = _SOURCE_MARK.search(task) if task else None
@@ -177,8 +176,7 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
         return  # (not sent to where the injected text asked)
     if hits:
         # written down in prose or told to a colleague, it may be the injection reported
-        reported = call.action_type in ("fs:write", "comms:message", "comms:email") and (
-            call.action_type != "fs:write" or bool(_PROSE.search(call.text("path"))))
+        reported = writes_prose(call) and call.action_type != "net:http"
         yield finding("injection.task_instruction", "carries out an instruction injected into the "
                       f"task's text ({hits[0][:60]})", block=not reported, tier=RiskTier.high)
         return
