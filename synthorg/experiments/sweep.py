@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from synthorg import interrupts
 from synthorg.config.models import CompanyConfig
 from synthorg.errors import RunDirBusy
 from synthorg.experiments import rows as store
@@ -35,6 +36,7 @@ CANCEL_WAIT_S = 30.0
 # runs.parquet is rebuilt from the row files at most this often (and when the sweep ends):
 # the row files are the record, the tables a view that must not cost O(runs) per run
 TABLES_EVERY_S = 2.0
+WAIT_S = 0.2  # how often the wait loop looks for an interrupt
 
 
 @dataclass
@@ -104,6 +106,26 @@ def _error_of(exc: BaseException) -> str:
     return text.splitlines()[-1][:2000] if text else type(cause).__name__
 
 
+def _stop_runs(pending: dict[Any, tuple[Run, Path]], owns_ray: bool) -> None:
+    """Return once the runs have stopped, so none still writes its directory when the same
+    command starts it again (a second Ctrl-C stops waiting). Ray may be going down with the
+    same Ctrl-C: a cancel that fails is no matter, the rows already written are the record."""
+    import ray
+
+    if owns_ray:  # the runs end with the Ray this command started: no cancel, whose race with
+        # a run finishing at that moment aborts Ray's core worker (a RAY_CHECK in its task
+        # manager: "Tried to complete task that was not pending")
+        with contextlib.suppress(KeyboardInterrupt, Exception):
+            ray.shutdown()
+        return
+    with contextlib.suppress(KeyboardInterrupt, Exception):
+        for ref in pending:
+            with contextlib.suppress(Exception):
+                ray.cancel(ref, force=True)
+    with contextlib.suppress(KeyboardInterrupt, Exception):
+        ray.wait(list(pending), num_returns=len(pending), timeout=CANCEL_WAIT_S)
+
+
 def sweep(spec: ExperimentSpec, runs: list[Run], out: Path, retry_failed: bool = False,
           on_change: Callable[[SweepReport], None] | None = None, owns_ray: bool = False
           ) -> SweepReport:
@@ -126,48 +148,37 @@ def sweep(spec: ExperimentSpec, runs: list[Run], out: Path, retry_failed: bool =
         queue = list(reversed(todo))
         if on_change is not None:
             on_change(report)
-        try:
-            while queue or pending:
-                while queue and len(pending) < limit:
-                    run = queue.pop()
-                    run_dir = (out / "runs" / run.key).resolve()
-                    ref = remote.options(**task_options(spec.resources, run.config)).remote(
-                        run.config, run.seed, str(run_dir))
-                    pending[ref] = (run, run_dir)
-                ready, _ = ray.wait(list(pending), num_returns=1)
-                for ref in ready:
-                    run, run_dir = pending.pop(ref)
-                    try:
-                        row = _row(run, run_dir, ray.get(ref), None)
-                        report.done += 1
-                    except Exception as exc:  # the run's failure is its row, not the sweep's
-                        row = _row(run, run_dir, None, _error_of(exc))
-                        report.failed += 1
-                    store.save_row(out, row)
-                    all_rows[run.key] = row
-                    if time.monotonic() - written >= TABLES_EVERY_S:
-                        store.write_tables(out, list(all_rows.values()), params)
-                        written = time.monotonic()
-                    if on_change is not None:
-                        on_change(report)
-        except KeyboardInterrupt:
-            report.interrupted = True
-            # (Ray may be going down with the same Ctrl-C: a cancel that fails is no matter,
-            # the rows already written are the sweep's record)
-            # return once the runs have stopped, so none still writes its directory when the
-            # same command starts it again (a second Ctrl-C stops waiting)
-            if owns_ray:  # the runs end with the Ray this command started: no cancel, whose
-                # race with a run finishing at that moment aborts Ray's core worker (a RAY_CHECK
-                # in its task manager: "Tried to complete task that was not pending")
-                with contextlib.suppress(KeyboardInterrupt, Exception):
-                    ray.shutdown()
-            else:
-                with contextlib.suppress(KeyboardInterrupt, Exception):
-                    for ref in pending:
-                        with contextlib.suppress(Exception):
-                            ray.cancel(ref, force=True)
-                with contextlib.suppress(KeyboardInterrupt, Exception):
-                    ray.wait(list(pending), num_returns=len(pending), timeout=CANCEL_WAIT_S)
+        with interrupts.as_flag() as stop:
+            try:
+                while (queue or pending) and not stop.is_set():
+                    while queue and len(pending) < limit:
+                        run = queue.pop()
+                        run_dir = (out / "runs" / run.key).resolve()
+                        ref = remote.options(**task_options(spec.resources, run.config)).remote(
+                            run.config, run.seed, str(run_dir))
+                        pending[ref] = (run, run_dir)
+                    # (a timeout, so an interrupt is seen between waits)
+                    ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_S)
+                    for ref in ready:
+                        run, run_dir = pending.pop(ref)
+                        try:
+                            row = _row(run, run_dir, ray.get(ref), None)
+                            report.done += 1
+                        except Exception as exc:  # the run's failure is its row, not the sweep's
+                            row = _row(run, run_dir, None, _error_of(exc))
+                            report.failed += 1
+                        store.save_row(out, row)
+                        all_rows[run.key] = row
+                        if time.monotonic() - written >= TABLES_EVERY_S:
+                            store.write_tables(out, list(all_rows.values()), params)
+                            written = time.monotonic()
+                        if on_change is not None:
+                            on_change(report)
+            except KeyboardInterrupt:  # a second Ctrl-C, or one before the flag took over
+                stop.set()
+            if stop.is_set() and (queue or pending):
+                report.interrupted = True
+                _stop_runs(pending, owns_ray)
         with contextlib.suppress(KeyboardInterrupt):  # (the next command rebuilds them from rows)
             store.write_tables(out, list(all_rows.values()), params)
         return report

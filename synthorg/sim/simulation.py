@@ -7,16 +7,13 @@ on SIGINT/SIGTERM so `synthorg resume` continues the run.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
 import shutil
-import signal
 import tempfile
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -197,7 +194,7 @@ class Simulation:
         incidents = self._incidents_at_start
         try:
             tick_seconds = 0.0
-            with _interrupts() as stop:
+            with interrupts.as_flag() as stop:
                 while True:  # until the run is gathered; a lost actor rolls it back to `good`
                     try:
                         while driver.tick < ticks:
@@ -415,26 +412,3 @@ def _sandboxes_ready() -> None:
         raise MisuseError(str(exc)) from None
 
 
-@contextlib.contextmanager
-def _interrupts() -> Iterator[threading.Event]:
-    """SIGINT/SIGTERM set a flag; the loop stops at the next tick boundary."""
-    stop = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
-    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-
-    def handler(signum: int, frame: object) -> None:
-        if stop.is_set():  # a second Ctrl-C: stop now
-            signal.default_int_handler(signum, frame)  # type: ignore[arg-type]
-        stop.set()
-
-    for s in previous:
-        signal.signal(s, handler)
-    if interrupts.take_noted():
-        stop.set()
-    try:
-        yield stop
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)

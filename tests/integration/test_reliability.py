@@ -240,8 +240,15 @@ def test_a_second_run_into_a_live_run_directory_is_refused(tmp_path):
     the first's tables stay whole."""
     out = tmp_path / "shared"
     first = _start_and_wait(out, min_checkpoints=1)
-    second = subprocess.run([SYNTHORG, "run", str(ENTERPRISE), "--out", str(out), *LONG_LOCAL,
-                             "--overwrite"], capture_output=True, text=True, timeout=120)
+    # held still while the second starts, so a fast machine cannot finish it first
+    first.send_signal(signal.SIGSTOP)
+    try:
+        assert first.poll() is None, "the first run ended before it could be held"
+        second = subprocess.run([SYNTHORG, "run", str(ENTERPRISE), "--out", str(out),
+                                 *LONG_LOCAL, "--overwrite"], capture_output=True, text=True,
+                                timeout=120)
+    finally:
+        first.send_signal(signal.SIGCONT)
     assert second.returncode == 2, second.stderr
     assert "in use by another run" in " ".join(second.stderr.split())
     _, err = first.communicate(timeout=240)
