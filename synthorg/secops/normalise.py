@@ -418,6 +418,9 @@ def _inflated(raw: bytes) -> bytes:
         return raw
 
 
+_ADDRESS = re.compile(r"(?:https?|ftp|wss?)://[\w.-]+(?::\d+)?(?:/[\w./%?=&-]*)?|(?:[a-z0-9-]+\.)+[a-z]{2,12}")
+
+
 def _base64_blobs(text: str) -> list[Blob]:
     found: list[Blob] = []
     spans: set[tuple[int, int]] = set()  # a run of letters and digits only is both alphabets'
@@ -439,7 +442,9 @@ def _base64_blobs(text: str) -> list[Blob]:
                     raw = _inflated(raw)  # compressed, then encoded: what runs is the text inside
                 if (plain := _printable(raw)) is not None:
                     spans.add(span)
-                    found.append(Blob(*span, plain, BLOB_STUB if span[1] - span[0] > LONG_BLOB else None))
+                    # (an address is read in place: where a program sends is what its call says)
+                    found.append(Blob(*span, plain, BLOB_STUB if span[1] - span[0] > LONG_BLOB
+                                      else plain if _ADDRESS.fullmatch(plain) else None))
     return found
 
 
@@ -867,6 +872,9 @@ def _echo_output(m: re.Match[str]) -> str:
     """What `$(echo X)` gives: X, or X decoded when it is piped through `base64 -d` (a blob
     too short to be looked for on its own: `$(echo c3Vkbw==|base64 -d)` is sudo)."""
     said = m.group(1) or m.group(2) or ""
+    printed = m.group(0).lstrip("$(` ").startswith("printf") and "%" in said
+    if printed and (_ECHO_DECODED.search(m.group(0)) or _ECHO_UNHEXED.search(m.group(0))):
+        said = _printf_filled(said)  # $(printf '%s' <base64> | base64 -d): what printf prints
     if _ECHO_DECODED.search(m.group(0)):
         try:
             plain = base64.b64decode(said.strip("'\" "), validate=True).decode()
@@ -879,9 +887,7 @@ def _echo_output(m: re.Match[str]) -> str:
         except ValueError:
             return said
         return plain if plain.isprintable() else said
-    if m.group(0).lstrip("$(` ").startswith("printf") and "%" in said:
-        return _printf_filled(said)
-    return said
+    return _printf_filled(said) if printed else said
 
 
 _ECHO_UNHEXED = re.compile(r"\|\s*xxd\s+(?:-\w+\s+)*-r\b")
@@ -987,6 +993,8 @@ def _forms(raw: str) -> list[str]:
                   plain if echoed == raw else unquoted(echoed)]
         if echoed != raw and "$" in echoed:  # H=$(echo <base64> | base64 -d); curl https://$H
             forms.append(unquoted(substitute_vars(echoed)))
+    if "decode(" in raw and _DECODED_ADDRESS.search(raw):  # b64decode('<an address read in place>')
+        forms.append(_DECODED_ADDRESS.sub(r"'\2'", raw))  # is that address, as a literal
     if "$(" in raw and "|" in raw:  # (its own pipes would end the command around it for a pattern)
         forms.append(_INNERMOST_SUBST.sub("_", _INNERMOST_SUBST.sub("_", raw)))
     forms += [_GIT_OPTIONS.sub("git ", f) for f in forms  # `git -C repo push` is `git push`
@@ -1034,6 +1042,8 @@ def _formatted(m: re.Match[str]) -> str:
                   m.group(1))
 
 
+_DECODED_ADDRESS = re.compile(r"\b(?:base64\.)?(?:urlsafe_)?b(?:64|32|16)decode\(\s*[rb]?(['\"])(" + _ADDRESS.pattern
+                              + r")\1\s*\)(?:\.decode\([^()]*\))?")
 _INNERMOST_SUBST = re.compile(r"\$\([^()|]*\|[^()]*\)")  # (one with a pipe of its own)
 _BRACE_COMMAND = re.compile(r"(?:^|(?<=[;&|(`]))\s*\{([^{}\s,]+(?:,[^{}\s,]*)+)\}")
 _GIT_ALIAS = re.compile(r"-c\s+alias\.([\w-]+)=(\"[^\"]*\"|'[^']*'|\S+)")

@@ -26,6 +26,7 @@ from synthorg.secops.detectors.call_views import (
 from synthorg.secops.detectors.credentials import SECRET_FILE, secret_findings
 from synthorg.secops.detectors.destructive import destructive_findings
 from synthorg.secops.detectors.injection import injection_findings, written_mark
+from synthorg.secops.detectors.money import money_findings
 from synthorg.secops.detectors.network import network_findings
 from synthorg.secops.detectors.organisation import organisation_findings
 from synthorg.secops.detectors.outgoing_messages import message_findings
@@ -130,7 +131,8 @@ def request_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     for method, url in sorted(requests):
         request = ToolCall(tool="http_request", arguments={"method": method.upper(), "url": url},
                            workspace=call.workspace, action_type="net:http")
-        for f in destructive_findings(request, request.all_views):
+        for f in (*destructive_findings(request, request.all_views),
+                  *money_findings(method, url, views, call.task)):
             yield Finding(f.rule, f.block, f"{f.reason} (a request the code makes)", f.tier)
             return
         if said is not None and method != "delete" and writes_prose(request):  # (a message it posts: read as one)
@@ -166,6 +168,9 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: network_findings(call, views, internal),
                 lambda: organisation_findings(call, views),
                 lambda: message_findings(call, internal))
+    if call.action_type == "net:http":
+        families = (*families, lambda: money_findings(call.text("method"), call.text("url"),
+                                                      call.argument_views.get("body", ()), call.task))
     if call.action_type in MESSAGE_ACTIONS:  # a command a colleague is asked to run
         families = (*families, lambda: relayed_command_findings(call, internal))
     elif call.action_type == "net:http" and writes_prose(call) and _says_something(call.text("body")):

@@ -364,9 +364,10 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
     if call.action_type == "net:http" and call.text("method").strip().lower() == "delete" and \
             _CRITICAL_RESOURCE.search(_deleted_target(call.text("url"))):
         url = unquote(call.text("url")).lower().rstrip("/")
-        one_item = bool(re.search(r"/(?:tenants?|projects?|repos?|repositories|orgs?|environments?|users?|accounts?"
-                                  r"|members?)/[\w.-]+$", url)) \
-            and not re.search(r"\bprod(?:uction)?\b|\*|_all|recurse|force", url)
+        one_item = (bool(re.search(r"/(?:tenants?|projects?|repos?|repositories|orgs?|environments?|users?"
+                                   r"|accounts?|members?)/[\w.-]+$", url))
+                    and not re.search(r"\bprod(?:uction)?\b|\*|_all|recurse|force", url)) \
+            or bool(re.search(r"/members?/[\w.@-]+$", url))  # (prod-admin's member: access taken, no data)
         yield finding("destructive.delete_critical_resource", "deletes a database, environment or "
                       "whole collection through an API", block=not one_item, tier=RiskTier.high)
         return

@@ -69,6 +69,10 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         yield finding("exfiltration.third_party_contacts", f"gives {outside[0]} other parties' "
                       "addresses")
         return
+    if outside and len(set(_PERSONAL_FIELDS.findall(view))) >= 2 and _MANY_PEOPLE.search(view):
+        yield finding("exfiltration.personal_records", f"gives {outside[0]} personal details of many "
+                      "people", block=False, tier=RiskTier.high)
+        return
     if people_records(raw, internal):
         yield finding("exfiltration.personal_records", "sends records about people (identity, bank, pay, "
                       "health or HR details) in a message", block=bool(outside), tier=RiskTier.high)
@@ -113,6 +117,11 @@ _MASS_SENT = fast_regex(r"\b(?:send|sending|sent|e-?mail(?:ing)?|post(?:ing)?|re
 # what a list of people's records holds, and a reader asked to send something on
 _PERSONAL_FIELDS = fast_regex(r"\b(?:names|e-?mails|e-?mail\s+addresses|phone\s+numbers|home\s+addresses|addresses|dates?\s+of\s+birth"
                               r"|birth\s*dates|ssns?|salaries)\b")
+# a whole population: "for all 312 applicants", "every customer"
+_MANY_PEOPLE = fast_regex(r"\b(?:all|every|each)\s+(?:of\s+(?:our|the)\s+)?(?:\d[\d,]*\s+)?(?:applicants?|candidates?|customers?"
+                          r"|employees?|staff|users?|members?|patients?|clients?|contacts?|people|subscribers?)\b"
+                          r"|\b\d{2,}[\d,]*\s+(?:applicants|candidates|customers|employees|users|members|patients|clients"
+                          r"|contacts|people|subscribers)\b")
 # a table's or a file's export: what is asked to go to the mailbox
 _EXPORTED = fast_regex(r"\b(?:csv|export|dump|spreadsheet|xlsx|backup)\b|\bselect\s+\*\s+from\b")
 _SEND_ASKED = fast_regex(r"\b(?:please|can\s+you|could\s+you|pls)\b[^.\n]{0,60}\b(?:e-?mail|send|forward|share|upload|copy)\b"
