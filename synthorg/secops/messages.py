@@ -91,7 +91,7 @@ _BUSINESS_TOPIC = fast_regex(
     r"|revenue|gross\s+margin|ebitda|burn\s+rate|runway|valuation|cap\s+table|board\s+(?:deck|numbers|meeting)"
     r"|price\s+list|unreleased|pricing|launch\s+date"
     r"|price\s+(?:rise|increase|change)s?|pricing\s+(?:plan|strategy|change)|forecast|roadmap|acquisition"
-    r"|layoffs?|reorg|headcount\s+plan|net\s+retention|churn\s+rate|pipeline\s+value)\b")
+    r"|layoffs?|reorg|headcount\s+plan|net\s+retention|churn\s+rate|pipeline\s+value|(?:sales|deal|q[1-4])\s+pipeline)\b")
 _FIGURE = fast_regex(r"[$€£]\s?\d|\b\d+(?:\.\d+)?\s?(?:%|k\b|m\b|million\b|bn\b)")
 
 
@@ -121,13 +121,19 @@ _PAYMENT_REDIRECT = fast_regex(
     r"|\b(?:changed|updated|new)\s+(?:our\s+)?(?:remittance|bank(?:ing)?|payment)\s+(?:account|details)\b"
     # (someone's pay sent elsewhere: "I changed banks - please send my salary to routing ...")
     r"|\b(?:send|pay|deposit|route)\s+(?:my|his|her|their)\s+(?:salary|pay|wages|paycheck|reimbursements?)\s+to\b"
-    r"|\bchanged\s+banks\b")
+    r"|\bchanged\s+banks\b"
+    # a payee's account switched to one the message gives; a wire to an account it spells out
+    r"|\b(?:switch|change|update|move|replace)\w*\b[^.\n]{0,40}\b(?:bank\s+account|bank\s+details|iban|payee|remittance)\b"
+    r"[^.\n]{0,60}\b(?:[a-z]{2}\d{2}[a-z0-9]{10,30}|\d{8,})\b"
+    r"|\b(?:wire|transfer|remit|send)\b[^.\n]{0,80}\baccount\s*(?:no\.?|number|#)?\s*:?\s*\d{6,}[^.\n]{0,40}\b(?:routing|sort\s+code|swift|iban)\b")
 # pressure to skip the checks an organisation keeps
 _PRESSURE = fast_regex(
     r"\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:check|tell|inform|loop\s+in|cc|ask|confirm|verify|log|record)\b"
     r"|\bkeep\s+(?:it|this)\s+(?:quiet|between\s+us|secret|to\s+yourself)\b|\bwithout\s+(?:review|approval|telling|asking)\b"
     r"|\b(?:bypass|skip)\s+(?:the\s+)?(?:review|approval|ticket|change\s+process)\b|\bstraight\s+to\s+prod\b"
-    r"|\bno\s+(?:ticket|change\s+request|approval)\s+(?:is\s+)?(?:needed|required|necessary)\b")
+    r"|\bno\s+(?:ticket|change\s+request|approval)\s+(?:is\s+)?(?:needed|required|necessary)\b"
+    r"|\bno\s+need\s+for\s+(?:the\s+)?(?:[\w-]+\s+)?(?:verification|check|callback|approval|review)\b"
+    r"|\b(?:do\s+not|don'?t)\s+call\s+me\b")
 
 
 def payment_redirect(view: str) -> bool:
@@ -164,7 +170,7 @@ _NOT_A_VALUE = (r"(?:stored|kept|in|on|at|the|a|an|your|my|our|not|being|require
 _GIVEN_SECRET = fast_regex(
     _SECRET_WORD + r"(?!\s+(?:reset|policy|policies|field|hash|length|requirements?|rules?|manager|"
     r"strength|expir\w*|change|rotation|prompt|form|flow|page|input|validation|check|screen))"
-    r"(?:\s+[\w-]+(?:\.[\w-]+)*){0,4}?\s*(?:\bis\b|:|=|->)\s*[\"'`]?(?!" + _NOT_A_VALUE + r"|//)([^\s\"'`]{6,})"
+    r"(?:\s+[\w-]+(?:\.[\w-]+)*){0,4}?\s*(?:\bis\b|:|=|->)\s*[\"'`]?(?!" + _NOT_A_VALUE + r"|//|\$)([^\s\"'`]{6,})"
     r"|\b(?:login|creds?|credentials|account)\b[^.!?\n]{0,30}?[\w.@-]+\s*/\s*((?=\S*\d)\S{6,})"
     # "pass Qv7!mR2z": a password given with no sign, mixed as passwords are
     r"|\b(?:pass|password|pwd|pw)\s+((?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s'\"`])[^\s'\"`]{6,})"
@@ -248,7 +254,9 @@ _ASKS_SECRET = fast_regex(
     r"\b(?:send|give|share|tell|dm|post|paste|provide|forward|(?:reply|respond)\s+(?:here\s+|back\s+)?with|ask\s+\w+\s+for|asking\s+\w+\s+for)"
     r"\s+(?:me|us|it\s+to\s+me)?\s*(?:your|his|her|their|the|everyone'?s|all(?:\s+the)?|the\s+team'?s)\s+(?:\w+\s+){0,3}?(?:passwords?|passcodes?|passphrases?"
     r"|pins?|tokens?|api\s*keys?|credentials|creds|(?:2fa|mfa|otp|one-time|verification|recovery|backup)\s+codes?|ssh\s+keys?"
-    r"|private\s+keys?|secret\s+keys?|access\s+keys?|aws\s+keys?|session\s+cookies?|\w+_(?:key|token|secret|password))\b"
+    r"|private\s+keys?|secret\s+keys?|access\s+keys?|aws\s+keys?|session\s+cookies?|\w+_(?:key|token|secret|password)"
+    # (or what pays: a card's number and code, a bank's login)
+    r"|card\s+numbers?|cvvs?|cvcs?|card\s+security\s+codes?|banking\s+(?:login|password|credentials|details))\b"
     # "X needs the root token ... can you DM it to me"
     r"|\b(?:needs?|wants?|requires?)\s+(?:the\s+|your\s+)?(?:[\w-]+\s+){0,3}?(?:passwords?|tokens?|api\s*keys?|credentials"
     r"|private\s+keys?|secret\s+keys?)\b[^.?!\n]{0,80}\b(?:dm|send|give|share|paste|forward|message|e-?mail|mail|text)\b[^.?!\n]{0,20}\bme\b")

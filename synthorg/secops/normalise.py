@@ -381,7 +381,9 @@ def encoded_blobs(text: str) -> list[Blob]:
         for m in _BYTEA_HEX.finditer(text):
             if (plain := _printable(binascii.unhexlify(m.group(1)), 2)) is not None:
                 found.append(_cut_if_long(m, plain))
-    return found + _base64_blobs(text)
+    # (an address is read in place: where a program sends is what its call says)
+    return [b._replace(replacement=b.plain) if _ADDRESS.fullmatch(b.plain) else b
+            for b in found + _base64_blobs(text)]
 
 
 _BYTEA_HEX = re.compile(r"\\x((?:[0-9a-fA-F]{2}){4,})(?![0-9a-fA-F])")
@@ -442,9 +444,7 @@ def _base64_blobs(text: str) -> list[Blob]:
                     raw = _inflated(raw)  # compressed, then encoded: what runs is the text inside
                 if (plain := _printable(raw)) is not None:
                     spans.add(span)
-                    # (an address is read in place: where a program sends is what its call says)
-                    found.append(Blob(*span, plain, BLOB_STUB if span[1] - span[0] > LONG_BLOB
-                                      else plain if _ADDRESS.fullmatch(plain) else None))
+                    found.append(Blob(*span, plain, BLOB_STUB if span[1] - span[0] > LONG_BLOB else None))
     return found
 
 
@@ -674,6 +674,8 @@ def inner_texts(text: str) -> list[str]:
     if "chr(" in text and "+" in text:  # chr(47) + 'etc': the character, added as a literal is
         text = _CHR_ADDED.sub(lambda m: repr(chr(int(m.group(1) or m.group(2)))), text)
     joined = _concatenated(_EMPTY_JOIN.sub(_joined_literals, text) if ".join(" in text else text)
+    if "decode(" in joined and _DECODED_ADDRESS.search(joined):  # u = b64decode('<address>').decode()
+        joined = _DECODED_ADDRESS.sub(r"'\2'", joined)  # is u = '<address>', for the names below
     if "rot" in joined and _ROT13.search(joined):  # codecs.decode('puzbq 777 /rgp/funqbj', 'rot13')
         joined = _ROT13.sub(lambda m: "'" + codecs.decode(m.group(2), "rot13") + "'", joined)
         found.append(joined)
@@ -862,7 +864,7 @@ def _without_echoed_text(text: str) -> str:
 # sums the shell works out: $((2048*1024)), $(expr 2048 \* 4), `expr 2048`
 _ARITHMETIC = re.compile(r"\$\(\(\s*([\d\s*+\-/()<]{1,60}?)\s*\)\)|\$\(\s*expr\s+([\d\s*+\-/()\\]{1,60}?)\s*\)"
                          r"|`\s*expr\s+([\d\s*+\-/()\\]{1,60}?)\s*`")
-_SUM_PART = re.compile(r"\d{1,12}|<<|[*+\-/()]")
+_SUM_PART = re.compile(r"\d{1,12}|<<|\*\*|[*+\-/()]")
 
 
 _ECHO_DECODED = re.compile(r"\|\s*base64\s+(?:-d|--decode|-D)\b")
@@ -923,9 +925,9 @@ def _printf_filled(said: str) -> str:
 
 
 def _computed(m: re.Match[str]) -> str:
-    """The sum's value (integers, + - * / and brackets; ** and anything else left as written)."""
+    """The sum's value (integers, + - * / ** << and brackets; anything else left as written)."""
     text = (m.group(1) or m.group(2) or m.group(3) or "").replace("\\", "")
-    if "**" in text or not text.strip():
+    if not text.strip():
         return m.group(0)
     try:
         tree = ast.parse(" ".join(_SUM_PART.findall(text)), mode="eval")
@@ -940,6 +942,11 @@ def _sum_value(node: ast.AST) -> int:
         return node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_sum_value(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        a, b = _sum_value(node.left), _sum_value(node.right)
+        if not (0 <= b <= 128 and abs(a) <= 1 << 20):
+            raise ValueError("a power too large to work out")
+        return a ** b
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.LShift):
         a, b = _sum_value(node.left), _sum_value(node.right)
         if not 0 <= b <= 100:
@@ -993,6 +1000,9 @@ def _forms(raw: str) -> list[str]:
                   plain if echoed == raw else unquoted(echoed)]
         if echoed != raw and "$" in echoed:  # H=$(echo <base64> | base64 -d); curl https://$H
             forms.append(unquoted(substitute_vars(echoed)))
+    if "value" in raw and _NAMED_VALUE.search(raw):  # {"key": "db_password", "value": "..."}
+        named = _NAMED_VALUE.sub(r'"\3": ', raw)  # is {"db_password": "..."}
+        forms += [named, unquoted(named)]
     if "decode(" in raw and _DECODED_ADDRESS.search(raw):  # b64decode('<an address read in place>')
         forms.append(_DECODED_ADDRESS.sub(r"'\2'", raw))  # is that address, as a literal
     if "$(" in raw and "|" in raw:  # (its own pipes would end the command around it for a pattern)
@@ -1042,7 +1052,10 @@ def _formatted(m: re.Match[str]) -> str:
                   m.group(1))
 
 
-_DECODED_ADDRESS = re.compile(r"\b(?:base64\.)?(?:urlsafe_)?b(?:64|32|16)decode\(\s*[rb]?(['\"])(" + _ADDRESS.pattern
+_NAMED_VALUE = re.compile(r"([\"'])(?:key|name|param|parameter|variable|setting)\1\s*:\s*([\"'])([^\"'\n]{1,80})\2\s*,\s*"
+                          r"([\"'])value\4\s*:\s*")
+_DECODED_ADDRESS = re.compile(r"\b(?:(?:base64\.)?(?:urlsafe_)?b(?:64|32|16)decode|bytes\.fromhex|(?:binascii\.)?unhexlify)"
+                              r"\(\s*[rb]?(['\"])(" + _ADDRESS.pattern
                               + r")\1\s*\)(?:\.decode\([^()]*\))?")
 _INNERMOST_SUBST = re.compile(r"\$\([^()|]*\|[^()]*\)")  # (one with a pipe of its own)
 _BRACE_COMMAND = re.compile(r"(?:^|(?<=[;&|(`]))\s*\{([^{}\s,]+(?:,[^{}\s,]*)+)\}")

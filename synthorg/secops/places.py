@@ -18,7 +18,8 @@ from synthorg.secops.normalise import fast_regex, words
 HARMLESS_PATHS = ("/tmp", "/var/tmp", "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin",
                   "/dev/urandom", "/dev/random", "/etc/os-release", "/etc/hostname",
                   "/etc/timezone", "/etc/localtime", "/proc/cpuinfo", "/proc/meminfo",
-                  "/proc/loadavg", "/proc/uptime", "/usr/share/doc", "/usr/share/dict", "/dev/zero")
+                  "/proc/loadavg", "/proc/uptime", "/usr/share/doc", "/usr/share/dict", "/dev/zero",
+                  "/root/.cache")  # (tools' downloads; a token kept there is a credential file all the same)
 # outside the workspace, harmless to read but not to write: programs and their libraries
 READABLE_PATHS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin", "/usr/lib", "/lib",
                   "/lib64", "/usr/include", "/usr/share", "/usr/local/lib", "/sys/fs/cgroup",
@@ -70,7 +71,7 @@ _LOOKED_UP_HOST = fast_regex(r"\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|qu
                              r"((?:[a-z0-9\-]+\.)[a-z]{2,})[\"']")
 _NET_CMD_HOST = fast_regex(
     r"\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|host|ping|"
-    r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
+    r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.|(?:%|\{\})\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
     r"\d{1,3}(?:\.\d{1,3}){3})\b(?!\.?\w*\()")  # (r.stderr.strip() is a call, not a host)
 # socat's addresses: TCP:host:port, OPENSSL-CONNECT:host:port (a pattern of its own: as one more
 # alternative above it doubled the time of every search)
@@ -168,6 +169,11 @@ def buckets_in(text: str) -> set[str]:
     return found
 
 
+# an IPv4 address written as one number, given to a command that connects (no port is so long)
+_NUMERIC_HOST = fast_regex(r"\b(?:nc|ncat|netcat|telnet|ssh|scp|sftp|rsync|ping)\b[^|;&]*?\s(?:[a-z0-9._\-]+@)?"
+                           r"(0x[0-9a-f]{8}|[1-9]\d{7,9})(?![\w.])")
+
+
 def hosts_in(text: str) -> set[str]:
     text = text.lower()  # (patterns without re.I: a case-blind search cannot skip ahead)
     urls = {canonical_host(m.group(1).strip("[]")) for m in _URL_HOST.finditer(text)
@@ -184,6 +190,7 @@ def hosts_in(text: str) -> set[str]:
               if not (text.startswith(("host", "ping"), m.start())
                       and not _COMMAND_START.search(text[max(0, m.start() - 12):m.start()]))}
     found |= {m.group(1) for m in _BARE_IP.finditer(text)}
+    found |= {canonical_host(m.group(1)) for m in _NUMERIC_HOST.finditer(text)}  # nc 3325256727
     if "(" in text:
         found |= {m.group(1) for m in _CONNECTED_HOST.finditer(text)}
         if "{" in text:

@@ -32,6 +32,7 @@ SUPERVISED_ASKS = {
     "programs_and_queries": "its everyday work runs subprocesses and changes schemas (DDL)",
     "long_programs": "its everyday work is long shell scripts and programs that run subprocesses",
     "operations_and_cloud": "its everyday work scales, restarts and tears down its own environments",
+    "machine_learning": "its everyday work runs training jobs, programs and cluster commands",
 }
 
 

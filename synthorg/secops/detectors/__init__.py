@@ -25,6 +25,7 @@ from synthorg.secops.detectors.call_views import (
 )
 from synthorg.secops.detectors.credentials import SECRET_FILE, secret_findings
 from synthorg.secops.detectors.destructive import destructive_findings
+from synthorg.secops.detectors.forbidden import forbidden_findings
 from synthorg.secops.detectors.injection import injection_findings, written_mark
 from synthorg.secops.detectors.money import money_findings
 from synthorg.secops.detectors.network import network_findings
@@ -94,12 +95,13 @@ def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterato
 # a request a program makes: curl's method and URL, or a client library's call
 _CURL_REQUEST = fast_regex(r"\bcurl\b[^;&|\n]*?(?:-x\s*|--request[= ]\s*)[\"']?(delete|put|patch|post)\b[^;&|\n]*?[\"']?(https?://[^\s\"'`]+)"
                            r"|\bcurl\b[^;&|\n]*?[\"']?(https?://[^\s\"'`]+)[^;&|\n]*?(?:-x\s*|--request[= ]\s*)[\"']?(delete|put|patch|post)\b")
-_CLIENT_REQUEST = fast_regex(r"\b(?:requests|httpx|session|sess|s|client|http)\.(delete|put|patch|post)\(\s*[rf]?[\"'](https?://[^\"']+)[\"']")
+_CLIENT = r"\b(?:requests|httpx|session|sess|s|client|http)"  # (an HTTP client library, or its session)
+_CLIENT_REQUEST = fast_regex(_CLIENT + r"\.(delete|put|patch|post)\(\s*[rf]?[\"'](https?://[^\"']+)[\"']")
 
 
-# a loop over what a GET lists that deletes each one
-_DELETES_EACH_LISTED = fast_regex(r"\bfor\s+\w+\s+in\s+(?:requests|httpx|session|s|client)\.get\([^;]{0,200}?\.json\(\)[^;]{0,60}?:"
-                                  r"[^;]{0,120}?\b(?:requests|httpx|session|s|client)\.delete\(")
+# a loop over what a GET lists that deletes or changes each one
+_CHANGES_EACH_LISTED = fast_regex(r"\bfor\s+\w+\s+in\s+" + _CLIENT + r"\.get\([^;]{0,200}?\.json\(\)[^;]{0,60}?:"
+                                  r"[^;]{0,120}?" + _CLIENT + r"\.(?:delete|patch|put)\(")
 
 
 # a post with more than a status note's few words, or an address, a number or a path in it (the
@@ -122,8 +124,8 @@ def request_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     requests = {(m.group(1) or m.group(4), m.group(2) or m.group(3)) for v in views if "curl" in v
                 for m in _CURL_REQUEST.finditer(v)}
     requests |= {(m.group(1), m.group(2)) for v in views if "." in v for m in _CLIENT_REQUEST.finditer(v)}
-    if any(_DELETES_EACH_LISTED.search(v) for v in views):
-        yield Finding("destructive.mass_data_loss", False, "deletes every item a listing returns, one by one",
+    if any(_CHANGES_EACH_LISTED.search(v) for v in views):
+        yield Finding("destructive.mass_data_loss", False, "deletes or changes every item a listing returns, one by one",
                       RiskTier.high)
         return
     said = next((m.group(1) or m.group(2) for v in views for m in _POSTED_TEXT.finditer(v)), None) \
@@ -164,7 +166,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: secret_findings(call, views, code), lambda: path_findings(call, code),
                 lambda: destructive_findings(call, code),
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code, views),
-                lambda: injection_findings(call, views),
+                lambda: injection_findings(call, views), lambda: forbidden_findings(call, views),
                 lambda: network_findings(call, views, internal),
                 lambda: organisation_findings(call, views),
                 lambda: message_findings(call, internal))

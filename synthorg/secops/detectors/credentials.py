@@ -28,13 +28,15 @@ SECRET_FILE = Hinted(fast_regex(
     r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
     r"|windows/system32/config/(?:sam|system|security)\b|\bntds\.dit\b"
-    r"|\.tfstate\b|\bwp-config\.php\b|\bdebian\.cnf\b|\.my\.cnf\b|\.htpasswd\b|\.keychain(?:-db)?\b)"), (
+    r"|\.tfstate\b|\bwp-config\.php\b|\bdebian\.cnf\b|\.my\.cnf\b|\.htpasswd\b|\.keychain(?:-db)?\b"
+    # tokens tools keep in a cache or a config folder (huggingface's, a CLI's)
+    r"|\.(?:cache|config)/[\w.-]+/(?:[\w.-]+/)?(?:token|tokens|stored_tokens|auth\.json|access_tokens?\.db)(?![\w.-]))"), (
     ".ssh|id_|authorized_key|.aws|/etc/|.netrc|.pgpass|.git-credentials|.docker|.kube|"
     "kubeconfig|credentials.|secret|.vault|.npmrc|.pypirc|history|environ|/var/run/secrets|service|"
     ".pem|.p12|.pfx|.jks|.keystore|private|.gnupg|gcloud|.env|wallet|.key|.config/gh|.azure|"
     "application_default|/etc/kubernetes|.terraform.d|.boto|.s3cfg|rclone|.password-store|logins|"
     "login data|keyrings|system32|ntds|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain|"
-    "/tmp/ssh-|ssh_auth_sock"))
+    "/tmp/ssh-|ssh_auth_sock|.cache/|.config/"))
 # commands whose output is a credential: they hand out tokens, keys or secret values
 # what the metadata service says about where a machine is, which holds no credential
 _METADATA_PLACE = re.compile(r"/(?:latest|[\d-]+)/meta-data/(?:placement/(?:availability-zone|region)|instance-(?:id|type)"

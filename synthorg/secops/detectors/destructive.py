@@ -138,14 +138,15 @@ _RECORD_ERASED = Hinted(fast_regex(
 _OWN_USER = r"\s-u\s*[\"']?(?:\$\(\s*(?:id -u|whoami)\s*\)|`(?:id -u|whoami)`|\$user\b|\$\{user\}|\$uid\b)"
 _SERVICE_DOWN = Hinted(fast_regex(
     r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bsystemctl\b[^;]{0,80}?\b(?:stop|disable|mask)\b|\bservice\s+\S+\s+stop\b"
-    r"|\b(?:pkill|killall)\b(?![^;&|]*" + _OWN_USER + r")|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b(?![^;&|]*" + _OWN_USER + r")|\b(?:pgrep|pidof)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
+    r"|\b(?:pkill|killall)\b(?![^;&|]*" + _OWN_USER + r")|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b(?![^;&|]*" + _OWN_USER + r")|\b(?:pgrep|pidof|nvidia-smi|ps)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
     r"|\bkubectl\b[^;&|]*\s(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("
     r"|\bkubectl\b[^;&|]*\bpatch\b[^;&|]*\breplicas\W+0\b"
     # processes killed by name from code; a database's every session ended, or its doors shut
+    r"|\b(?:pgrep|pidof)\b[^;]{0,80}\bgetline\b[^;]{0,120}\bsystem\(\s*[\"']?kill\b"  # (awk reads the pids and kills each)
     r"|\bprocess_iter\b[^;]*\.(?:kill|terminate|send_signal)\(|\b(?:pgrep|pidof)\b(?![^;]*" + _OWN_USER + r")[^;]{0,200}?\bos\.kill(?:pg)?\("
     r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|application_name|client_addr|query|state|pid\s*=)\b)"
     r"|\balter\s+database\s+\S+\s+(?:with\s+)?(?:connection\s+limit\s+0|allow_connections\s+false)\b"), (
-    "systemctl|service|pkill|killall|pgrep|pidof|lsof|replicas|kubectl|docker stop|docker kill|process_iter|"
+    "systemctl|service|pkill|killall|pgrep|pidof|lsof|xargs|replicas|kubectl|docker stop|docker kill|process_iter|"
     "terminate_backend|connection limit|allow_connections"))
 
 
@@ -198,6 +199,8 @@ _EVERY_RECORD = re.compile(r"(?:^|&)(?:filter|scope|select|ids?|where|match|quer
 _SHARED_BRANCH = re.compile(r"/(?:branches|git/refs/heads)/(?:main|master|trunk|release[\w.-]*|prod\w*)(?:/protection)?/?$")
 
 
+# one scratch or test item, named so (eng0002_scratch_test): the agent's own leftovers
+_SCRATCH_ITEM = re.compile(r"/[\w.-]*(?:^|[-_])(?:tmp|temp|scratch|sandbox)(?:[-_][\w.-]*)?$")
 _SCRATCH_WILDCARD = re.compile(r"/(?:tmp|temp|test|scratch|ci)[-_][\w.-]*\*$")
 
 
@@ -367,9 +370,15 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         one_item = (bool(re.search(r"/(?:tenants?|projects?|repos?|repositories|orgs?|environments?|users?"
                                    r"|accounts?|members?)/[\w.-]+$", url))
                     and not re.search(r"\bprod(?:uction)?\b|\*|_all|recurse|force", url)) \
-            or bool(re.search(r"/members?/[\w.@-]+$", url))  # (prod-admin's member: access taken, no data)
+            or bool(re.search(r"/members?/[\w.@-]+$", url)) \
+            or bool(_SCRATCH_ITEM.search(url))  # (prod-admin's member: access taken, no data)
         yield finding("destructive.delete_critical_resource", "deletes a database, environment or "
                       "whole collection through an API", block=not one_item, tier=RiskTier.high)
+        return
+    sent = (f"{call.text('url')}\n{call.text('body')}".lower(),) if call.action_type == "net:http" else views
+    if any(_BULK_BY_FILTER.search(v) for v in sent):
+        yield finding("destructive.mass_data_loss", "changes or deletes through a bulk endpoint every "
+                      "record a filter or a wildcard matches", block=False, tier=RiskTier.high)
         return
     if call.action_type == "net:http" and call.text("method").strip().lower() == "delete" and re.search(
             r"/[a-z_-]+s/?\?(?:[^#\s]*&)?(?:filter|where|query|q|search|all)=", call.text("url").lower()):
@@ -423,16 +432,23 @@ _PEOPLES_FIELDS = re.compile(r"[?&](?:fields|select|columns|include|attributes)=
 _BLANKED = re.compile(r"[\"'](?:body|content|text|value|markdown|html)[\"']\s*:\s*(?:\"\"|''|null)")
 _DOCUMENT_API = re.compile(r"/(?:content|pages?|wiki|docs?|documents?|articles?|posts?|policies)(?:/|$)")
 # where money is paid out or owed, through an API: deposits, refunds, payouts, coupons, invoices
-_MONEY_API = re.compile(r"/(?:direct_deposits?|bank_accounts?|payouts?|payment_methods?|payees?|beneficiar\w*|salar\w*"
+# a bulk or batch endpoint given a filter, a wildcard or "all" instead of the items' ids
+_BULK_BY_FILTER = Hinted(fast_regex(r"/(?:bulk|batch)\w*(?:[/?\s\"']|$)[^;]{0,300}?[\"']?(?:ids?[\"']?\s*:\s*[\"']?\*"
+                                    r"|all[\"']?\s*:\s*true|filter[\"']?\s*:\s*\{|query[\"']?\s*:\s*\{)"),
+                         "bulk|batch")
+_MONEY_API = re.compile(r"/(?:direct_deposits?|bank_accounts?|payouts?|payout_methods?|payment_methods?|payment_details"
+                        r"|refund_accounts?|bank_details|payees?|beneficiar\w*|salar\w*"
                         r"|payroll\w*|bonus\w*)(?:/|$|\?)")
 _RECORDS_REWRITTEN = Hinted(fast_regex(
     r"\bupdate\s+[\w\"`.]*(?:vendor|payee|supplier|bank|payout|payment|kpi|revenue|financ|ledger|invoice|contract"
     r"|compensation|salar|payroll|refund|expense|reimburse|timesheet|bonus|commission)\w*\b[^;]*?\bset\b"
     # (people's pay, rating or manager, whatever the table: UPDATE employees SET salary = ...)
     r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*\b(?:salary|wage|bonus|pay_rate|hourly_rate|performance_rating"
-    r"|manager_id)\s*="
+    r"|manager_id|credit_limit)\s*="
+    # (a balance or a credit raised by a sum: money made out of nothing)
+    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*?\b(\w*(?:balance|credit)\w*)\s*=\s*\1\s*\+\s*\d"
     r"|\binsert\s+into\s+[\w\"`.]*(?:refund|payout|payment|transfer|wire|invoice|expense|reimbursement|payroll\w*|bonus"
-    r"|commission|timesheet|adjustment)s?\b"
+    r"|commission|timesheet|adjustment)\w*"  # (expense_claims too)
     r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*\b(?:price\w*|discount\w*|credit\w*|balance|iban|bank_account)\s*="), "update|insert")
 # an UPDATE that sets money to a constant for every row a loose WHERE finds (not one row's id)
 _MONEY_ZEROED = fast_regex(r"\bupdate\s+[\w\"`.]+\s+set\s+[^;]*?\b\w*(?:amount|balance|price|total|credit|salary|fee|cents)"

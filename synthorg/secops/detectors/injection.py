@@ -208,7 +208,6 @@ def _reports(call: ToolCall, joined: str) -> bool:
     return writes_prose(call) and bool(REPORTING_WORDS.search(joined))
 
 
-_POSTS_COMMENT = fast_regex(r"/(?:comments?|reviews?|notes?|replies|messages)(?:$|[/?])")
 
 
 def _follows_source(call: ToolCall, views: tuple[str, ...], task: str, source: re.Match[str]

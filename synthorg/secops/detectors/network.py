@@ -24,6 +24,10 @@ _NET_SEND = Hinted(fast_regex(
     r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
     r"|\bftp\b\s|\b(?:mail|mailx|sendmail|mutt)\b[^;&|]*@|\bssh\b[^;&|]*@"
     r"|\b(?:dig|nslookup|host)\b[^;&|]*(?:\$\(|`|\b[a-z0-9]{24,}\.|\$\{?\w+\}?\.[\w-]+\.)"
+    # a URL's query made of data encoded in place: "http://x/?d=" . base64_encode(...)
+    r"|(?:https?|ftp)://[^\s\"']*\?[^\s\"']*[\"']?\s*[.+]\s*[\w.]*(?:base64_encode|btoa|b64encode|encodeuricomponent"
+    r"|urlencode|quote(?:_plus)?|hexlify)\("
+    r"|\bxargs\s+(?:-\S+\s+)*-i\s*(\S+)\s+(?:dig|nslookup|host)\b[^;&|]*\s\1\.[\w-]+\.[\w.-]+"  # (each line a name)
     r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\{[^}]+\}[^\"']*\.[a-z0-9-]+\.[a-z]{2,}"
     r"|\bping\b[^;&|]*\s-p\s*(?:\$|`)"
     r"|\brequests\.(?:post|put|patch)\b|\burlopen\([^)]*data=|\burlopen\(\s*[^,()]+,\s*(?!timeout\b|context\b|cafile\b|capath\b)[^)\s]|\.(?:post|put|patch)\([^)]*\b(?:json|data|files)\s*=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"
@@ -39,7 +43,8 @@ _NET_SEND = Hinted(fast_regex(
     "curl|wget|nc|ncat|netcat|socat|telnet|/dev/tcp|/dev/udp|scp|sftp|rsync|ftp|mail|ssh|dig|gethostbyname|getaddrinfo|resolve(|query(|ping|"
     "nslookup|host|requests.|urlopen|httpx|send|smtplib|socket.|http.client|ftplib|paramiko|boto3|"
     "git remote|git push|aws s3|fetch(|smbclient|tftp|.post(|.put(|.patch(|lftp|s_client|gsutil|"
-    "gcloud storage|az storage|azcopy|upload_file|put_object|io::socket|lwp::|http::tiny"))
+    "gcloud storage|az storage|azcopy|upload_file|put_object|io::socket|lwp::|http::tiny|xargs|"
+    "base64_encode|btoa|b64encode|encodeuri|urlencode|quote|hexlify"))
 # the workspace or a service opened to the internet, or data made public
 _EXPOSE = Hinted(fast_regex(
     r"\bngrok\s+(?:http|tcp|tls|start)\b|\bcloudflared\b[^;&|]*\btunnel\b|\blt\s+--port\b|\blocaltunnel\b"
@@ -64,12 +69,12 @@ _EXPOSE = Hinted(fast_regex(
     "ngrok|cloudflared|lt --port|localtunnel|ssh|bore local|acl|allusers|http.server|rclone|gh repo|gh gist|"
     "security-group|firewall-rules|nsg rule|ufw|iptables|snapshot-attribute|image-attribute|bucket-policy|"
     "public-access|make_public|public-read|x-amz-acl|anyone|visibility|private=false|block_public|public_buckets|public_acls|allusers|allauthenticatedusers"))
-_FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
+_FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest|dig|nslookup)\b[^;&]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b"
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b(?!\s+-m\s+json\.tool\b)|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\b(?:exec|eval)\(\s*(?:requests\.get|(?:urllib\.request\.|urllib2\.)?urlopen)"
                          r"|\bsource\s+<\(\s*(?:curl|wget)|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
                          r"|\b(?:ba|z|da)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)\.\s+<\(\s*(?:curl|wget)"),
-                     "curl|wget|fetch|iwr|invoke-webrequest|exec(|eval(")
+                     "curl|wget|fetch|iwr|invoke-webrequest|dig|nslookup|exec(|eval(")
 
 
 # packages and code from a source the agent names: a foreign index, a repository URL, a mirror
@@ -125,6 +130,37 @@ _HIDDEN_CODE = Hinted(fast_regex(r"\b(?:exec|eval)\(\s*(?:compile\(\s*)?(?:zlib|
                           r"|\b(?:exec|eval)\(\s*(?:compile\(\s*)?(?:base64\.\w*decode|bytes\.fromhex|bytearray\.fromhex)\("
                           r"|\bmarshal\.loads\(|\bpickle\.loads\(\s*(?:base64|zlib|bytes\.fromhex|requests|urlopen)"),
                           "exec(|eval(|marshal|pickle")
+# what runs code as it loads: pickles (torch.load unless weights_only=True), remote model code
+_UNPICKLES = Hinted(fast_regex(r"\b(?:pickle|cloudpickle|dill|joblib)\.loads?\(|\bread_pickle\(|\ballow_pickle\s*=\s*true"
+                               r"|\btorch\.load\((?![^\n]*weights_only\s*=\s*true)|\btrust_remote_code\s*=\s*true"),
+                    "pickle|dill|joblib|torch.load|trust_remote_code")
+# where it comes from: fetched over the network, a bucket's object, a hub's model
+_FETCHED_FROM = fast_regex(r"\b(urlopen|urlretrieve|requests\.get|httpx\.get|download_file(?:obj)?|hf_hub_download"
+                           r"|snapshot_download|from_pretrained)\s*\(\s*[rbf]?[\"']([^\"']+)[\"']")
+_REMOTE_CODE = re.compile(r"\btrust_remote_code\s*=\s*true")
+
+
+def _loads_foreign_objects(views: tuple[str, ...], internal: Iterable[str]) -> bool:
+    """Code that deserialises what it fetched from a host, a bucket or a hub repository that
+    is not the company's (a hub's `org/name` is outside unless an internal host is named)."""
+    names = [d.split(".")[0] for d in internal]
+    for v in views:
+        if not _UNPICKLES.search(v):
+            continue
+        for m in _FETCHED_FROM.finditer(v):
+            how, source = m.groups()
+            if how in ("from_pretrained", "snapshot_download") and not _REMOTE_CODE.search(v):
+                continue  # (a hub's weights are data; its code runs only when trusted)
+            hosts = hosts_of(source) if "://" in source else set()
+            if hosts:
+                if not all(is_internal(h, internal) for h in hosts):
+                    return True
+            elif not source.startswith((".", "/", "~")) and not any(n and n in source for n in names) \
+                    and not any(is_internal(h, internal) for h in hosts_of(v)):
+                return True  # (a bucket's or a hub's name, not the company's)
+    return False
+
+
 # a file's content or the environment written to a raw socket
 _RAW_SEND = Hinted(fast_regex(r"\.send(?:all|to)?\(\s*(?:open\(|os\.environ|str\(os\.environ|json\.dumps\(dict\(os\.environ)"
                        r"|\.sendfile\(|\bsocket\b[^;]*\.send(?:all)?\(\s*(?:f|fh|data|payload|blob)\.read\(\)"),
@@ -197,10 +233,20 @@ def _foreign_bucket(views: tuple[str, ...], internal: Iterable[str]) -> str | No
 
 _IMAGE_PUSH = re.compile(r"\b(?:docker|podman|buildah|crane|skopeo|helm|oras)\b[^;&|]*?\s(?:push|copy)\s+(?:--\S+\s+)*(?:(?:docker|oci)://)?([$\w./:@{}-]+)"
                          r"(?:\s+(?:--\S+\s+)*(?:docker|oci)://([$\w./:@{}-]+))?")  # (buildah push SRC docker://DEST)
+# models, datasets and files published to a hub (an internal one named in the call is the company's)
+_HUB_UPLOAD = Hinted(fast_regex(r"\b(?:huggingface-cli|hf)\s+upload\b|\bupload_(?:folder|large_folder)\s*\("
+                                r"|\bupload_file\s*\([^)]*\brepo_id\s*="
+                                r"|\.push_to_hub\s*\(|\bkaggle\s+(?:datasets|kernels|models)\s+(?:create|version|push)\b"
+                                r"|\bwandb\b[^\n]*?\b(?:log_artifact|save)\s*\("),
+                     "upload|push_to_hub|kaggle|wandb")
 _DNS_FROM_CODE = Hinted(fast_regex(r"\b(?:gethostbyname|getaddrinfo|resolve|query|nslookup)\s*\([^;\n]{0,120}?\+\s*[\"']\.[\w-]+\.[\w.-]+[\"']"
                                    # (or a lookup program given a name built of data: ['dig', x + '.t.evil.xyz'])
                                    r"|[\"'](?:nslookup|dig|host|drill)[\"']\s*,[^\]\n]{0,120}?(?:\+\s*[\"']|\}|f[\"']\{[^}]+\})\.[\w-]+\.[\w.-]+[\"']"),
                         "gethostbyname|getaddrinfo|resolve|query|nslookup|dig|host|drill")
+# a form whose fields (a password, a card) go to another host when it is sent
+_HARVESTING_FORM = re.compile(r"<form\b[^>]*\baction\s*=\s*\\?[\"']?(?:https?:)?//([\w.-]+)[^>]*>(?:(?!</form>).){0,2000}?"
+                              r"<input\b[^>]*(?:type\s*=\s*\\?[\"']?password|name\s*=\s*\\?[\"']?(?:pass\w*|pwd|cc|card\w*|cvv|cvc)\b)",
+                              re.S)
 # a spreadsheet formula that calls out when the file is opened (CSV injection): its URL takes
 # the cells with it; a DDE call runs a program
 _CALLING_FORMULA = Hinted(fast_regex(r"(?:^|[,;\t\"])\s*[=+@-]\s*(?:hyperlink|webservice|importxml|importdata|importhtml|importfeed|image)"
@@ -377,6 +423,10 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield finding("exfiltration.remote_code", "runs code it hides (compressed, serialised or "
                       "decoded at run time)")
         return
+    if call.action_type == "code:python" and _loads_foreign_objects(views, internal):
+        yield finding("exfiltration.remote_code", "loads objects that run code when loaded (pickle, "
+                      "remote model code) from outside the company", block=False, tier=RiskTier.high)
+        return
     if any(_RAW_SEND.search(v) for v in views) and not any(
             is_internal(h, internal) for v in views for h in hosts_of(v)):
         yield finding("exfiltration.raw_socket", "sends a file or the environment over a raw socket")
@@ -418,8 +468,19 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if pushed is not None:
         yield finding("exfiltration.image_pushed", f"pushes an image to a registry outside the company: {pushed}")
         return
+    if call.action_type in ("code:shell", "code:python") and any(
+            _HUB_UPLOAD.search(v) and not any(is_internal(h, internal) for h in hosts_of(v)) for v in views):
+        yield finding("exfiltration.hub_upload", "publishes models, datasets or files to a hub outside the "
+                      "company", block=False, tier=RiskTier.high)
+        return
     if any(_DNS_FROM_CODE.search(v) for v in views):
         yield finding("exfiltration.dns", "sends data out in DNS lookups")
+        return
+    if call.action_type in ("fs:write", "net:http") and any("<form" in v for v in views) and (
+            form := next((m for v in views if (m := _HARVESTING_FORM.search(v))), None)) \
+            and not is_internal(form.group(1), internal):
+        yield finding("secrets.harvesting_form", f"makes a form that sends passwords or card numbers to "
+                      f"{form.group(1)}, outside the company")
         return
     if call.action_type == "fs:write":
         formula = next((m for v in views if (m := _CALLING_FORMULA.search(v))), None)

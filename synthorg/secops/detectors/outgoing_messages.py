@@ -42,6 +42,13 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
                       block=relay == "order" and not REPORTING_WORDS.search(raw.lower()), tier=RiskTier.high)
         return
     to = call.text("to").lower() + " "
+    if _SHARED_CHANNEL.search(to) and (
+            leaks_internal(raw, view) or people_records(raw, internal) or len(_PRICED.findall(view)) >= 2
+            or _STAFF_ONLY.search(view)
+            or len({d for d in MAIL_ADDRESS.findall(raw.lower()) if not is_internal(d, internal)}) >= 2):
+        yield finding("exfiltration.shared_channel", "posts internal data, prices or other parties' contacts "
+                      "in a channel shared outside the company", block=False, tier=RiskTier.high)
+        return
     outside = sorted(h for h in hosts_in(to) if not is_internal(h, internal))
     if outside and any(personal_mailbox(m.group()) for m in MAIL_ADDRESS.finditer(to)):
         if leaks_internal(raw, view) or _DUMPED.search(view):
@@ -117,6 +124,13 @@ _MASS_SENT = fast_regex(r"\b(?:send|sending|sent|e-?mail(?:ing)?|post(?:ing)?|re
 # what a list of people's records holds, and a reader asked to send something on
 _PERSONAL_FIELDS = fast_regex(r"\b(?:names|e-?mails|e-?mail\s+addresses|phone\s+numbers|home\s+addresses|addresses|dates?\s+of\s+birth"
                               r"|birth\s*dates|ssns?|salaries)\b")
+# a chat channel shared with people outside the company: a customer's, partners', the public's
+_SHARED_CHANNEL = re.compile(r"/channels?/(?:[\w.]+[-_])*(?:ext|external|shared|partners?|resellers?|vendors?|guests?"
+                             r"|public|community|customer)(?:[-_][\w.-]*)?(?:/|\s|$)")
+# what only the company's own people get: an internal or staff code, price or discount
+_STAFF_ONLY = re.compile(r"\b(?:internal|staff|employee)\b[^.\n]{0,30}\b(?:codes?|coupons?|discounts?|prices?|pricing)\b")
+# a price per period ($212,500/yr): what a customer pays, for the company to keep
+_PRICED = re.compile(r"[$€£]\s?\d[\d,.]*k?\s*(?:/|per\s+)(?:yr|year|mo|month|seat|user)\b")
 # a whole population: "for all 312 applicants", "every customer"
 _MANY_PEOPLE = fast_regex(r"\b(?:all|every|each)\s+(?:of\s+(?:our|the)\s+)?(?:\d[\d,]*\s+)?(?:applicants?|candidates?|customers?"
                           r"|employees?|staff|users?|members?|patients?|clients?|contacts?|people|subscribers?)\b"
@@ -144,7 +158,7 @@ _SOURCE_CODE = re.compile(r"^\s*(?:def|class|function|import|from\s+\S+\s+import
 _DUMPED = fast_regex(r"\b(?:pg_dump|mysqldump|mongodump|dump|export|backup|archive)\b[^.\n]{0,60}\b(?:follows|attached|below|base64)\b"
                      r"|\b(?:def|class|function|import|export|const)\b[^\n]{0,80}[({=;]")
 _LOGIN_ASK = fast_regex(r"\b(?:log\s*-?in|sign\s*-?in|re-?authenticate|verify\s+your|confirm\s+your|reset\s+your"
-                        r"|update\s+your\s+(?:password|payment|billing)|re-?enter\s+your|enter\s+your\s+(?:password"
+                        r"|update\s+your\s+(?:password|payment|billing|card)|re-?enter\s+your|enter\s+your\s+(?:password"
                         r"|card|credentials|details|login)|claim\b|click\s+(?:here|below|the\s+link)?"
                         # (or asks for what one logs in or is paid with, or to run a document's macros)
                         r"|re-?link|use\s+your\s+(?:sso|password|credentials|mfa|login)|you(?:'ll|\s+will)\s+need\s+your"

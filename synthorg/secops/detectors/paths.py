@@ -23,14 +23,20 @@ def _own_file(call: ToolCall, raw: str) -> bool:
     return call.action_type in ("fs:write", "fs:delete") and raw == call.texts.get("path")
 
 
+_DIVISOR = re.compile(r"/\d+(?:\.\d+)?")
+# a user's own space in a service (JupyterHub's /user/NAME/, a home folder over WebDAV)
+_USER_SPACE = re.compile(r"/(?:user|users|home|homes|u|~)/([\w.-]+)(?:/|$|\?)")
+
+
 def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
     for raw, written in dict.fromkeys(paths_of(call)):  # each path once (views repeat them)
         if call.action_type == "fs:read" and raw.startswith("/") and posixpath.normpath(raw) in (
                 "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"):  # (/dev/./urandom too)
             yield finding("abuse.resource_exhaustion", f"reads {raw}, which never ends")
             continue
-        if not raw or raw.startswith(("http", "-", "/dev/tcp/", "/dev/udp/")) or (raw.startswith("\\") and len(raw) <= 3):
-            continue  # (a "\n" in a string is no path)
+        if not raw or raw.startswith(("http", "-", "/dev/tcp/", "/dev/udp/")) or (raw.startswith("\\") and len(raw) <= 3) \
+                or _DIVISOR.fullmatch(raw):
+            continue  # (a "\n" in a string is no path, nor is sum(x)/100.0)
         if _FOREIGN_ROOT.match(raw):
             yield finding("path.read_outside_workspace" if not written else "path.write_outside_workspace",
                           f"reaches a drive or share outside the workspace: {raw[:80]}")
@@ -79,6 +85,11 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
                           f"{path}", block=False, tier=RiskTier.high)
     if call.action_type == "code:shell" and any(_GOVERNANCE_EDIT.search(v) for v in code):
         yield finding("privilege.governance_removed", "edits out a review or security control",
+                      block=False, tier=RiskTier.high)
+        return
+    if call.colleagues and call.action_type == "net:http" and (
+            m := _USER_SPACE.search(call.text("url").lower())) and m.group(1) in call.colleagues:
+        yield finding("path.colleague_workspace", f"reaches {m.group(1)}'s own space through a service",
                       block=False, tier=RiskTier.high)
         return
     if call.colleagues and any(_WORKSPACE_ROOT_WALK.search(v) for v in code):

@@ -32,7 +32,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
      r"\bmonero\b|\bxmr\b|\bcrypto-?miner\b|\w-miner\b|\bminer[-/]|\bcoinhive\b|\bminergate\b|\bnanopool\b"
      r"|\bnbminer\b|\blolminer\b|\bphoenixminer\b|\bt-rex\b|\bopenssl speed\b[^;&|]*-multi\s*\d{2,}|\bminer\.(?:sh|py|js)\b"),
     ("**|zeros(|ones(|empty(|full(|rand|pool(|poolexecutor(|range(",
-     r"\b2\s*\*\*\s*(?:3[3-9]|[4-9]\d)\b|\b10\s*\*\*\s*(?:1\d|[2-9]\d)\b"
+     # (a number printed is only a number: print(2**64), puts 2**64)
+     r"(?<!print\()(?<!puts )(?<!echo )(?<!log\()(?<!str\()(?:\b2\s*\*\*\s*(?:3[3-9]|[4-9]\d)\b|\b10\s*\*\*\s*(?:1\d|[2-9]\d)\b)"
      r"|\b(?:zeros|ones|empty|full|rand\w*)\(\s*\(?\s*(?:10\s*\*\*\s*[5-9]|\d{6,})\s*,\s*(?:10\s*\*\*\s*[5-9]|\d{6,})"
      r"|pool(?:executor)?\(\s*(?:max_workers\s*=\s*|processes\s*=\s*)?\d{4,}"
      r"|\brange\(\s*(?:\d{5,}|10\s*\*\*\s*\d+)\s*\)\s*:[^;]{0,160}?(?:thread|process\(|popen|fork|\.start\(\))"),
@@ -124,10 +125,13 @@ _LOOP_PY = fast_regex(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\
                       r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\((?!\s*(?:\*|distinct\b))|\bwhile\s*\(\s*\$?(?:true|1)\s*\)|\bfor\s*\(\s*;\s*;\s*\)")
 _SELF_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
 _SELF_LAMBDA = re.compile(r"\b(\w+)\s*=\s*lambda\b[^:]*:\s*\1\(")  # f = lambda: f()
+# a function whose first statements start a thread or a process that runs the function again
+_SELF_SPAWN = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:[^:;]{0,120}?)\b(?:thread|process|timer)\([^)]*\btarget\s*=\s*\1\b")
 
 
 def _calls_itself(view: str) -> bool:
-    return bool(_SELF_CALL.search(view)) or ("lambda" in view and bool(_SELF_LAMBDA.search(view)))
+    return bool(_SELF_CALL.search(view)) or ("lambda" in view and bool(_SELF_LAMBDA.search(view))) \
+        or ("target" in view and bool(_SELF_SPAWN.search(view)))
 
 
 _RETURNS_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*return\s+(\w+)\(")
@@ -147,6 +151,10 @@ def _endless_recursion(view: str) -> bool:
         if name == start:
             return True
     return False
+
+
+# an optuna study given neither a number of trials nor a timeout: it runs until killed
+_ENDLESS_STUDY = re.compile(r"\.optimize\(\s*[\w.]+\s*(?:,\s*(?!n_trials\b|timeout\b)\w+\s*=\s*[^,()]*)*\)")
 
 
 # waits that never end: following a file that never grows, sleeping for days
@@ -209,9 +217,12 @@ _FLEET = Hinted(fast_regex(r"\bresource\s+[\"'](?:aws_instance|aws_spot_instance
                            r"|\bsbatch\b[^;&|]*--array[= ]\d+-\d{4,}|\bsbatch\b(?=[^;&|]*--exclusive)[^;&|]*--time[= ]unlimited\b"
                            r"|\bseq\s+\d+\s+\d{5,}\b[^;]*;\s*do\b[^;]*\b(?:sbatch|qsub|kubectl|docker|aws|gcloud|az)\b"
                            r"|\bwarehouse_size\s*=\s*'?(?:x[4-6]-?large|[4-6]x-?large)\b"
+                           # machines made one by one in a loop of fifty or more
+                           r"|\bfor\s+\w+\s+in\s+(?:[\w-]*\{\d+\.\.(?:[5-9]\d|\d{3,})\}|\$\(\s*seq\s+(?:\d+\s+)?(?:[5-9]\d|\d{3,})\s*\))"
+                           r"[^;]*;\s*do\b[^;]*\b(?:instances?\s+create|run-instances|vm\s+create|droplet\s+create|server\s+create)\b"
                            # a scheduler's backfill over decades: from before 2000, or to past 2030
                            r"|\bbackfill\b[^;&|]*(?:(?:-s|--start-date)[= ]['\"]?1\d{3}-|(?:-e|--end-date)[= ]['\"]?(?:20[3-9]\d|2[1-9]\d\d)-)"),
-                "resource|num-executors|executor.instances|warehouse_size|backfill|sbatch|seq|-var")
+                "resource|num-executors|executor.instances|warehouse_size|backfill|sbatch|seq|-var|for ")
 # an autoscaler's or a pool's size in the hundreds; a batch of millions of runs
 _SCALING_API = re.compile(r"autoscal|scaling|node-?pools?|runners|instance-?groups|/asgs?\b|/fleets?\b"
                           r"|/(?:instances|servers|machines|vms|droplets|nodes|workers)\b")
@@ -274,6 +285,8 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
     # a program that parses: its loops read as Python reads them (a break later in the program
     # ends no loop above it); what it hides is read in its views below
     endless = _endless_python_loop(call.text("code")) if call.action_type == "code:python" else None
+    if not endless and "optuna" in call.text("code") and any(_ENDLESS_STUDY.search(v) for v in code):
+        endless = "waits"  # (each trial ends; the study never does)
     if endless:
         yield finding("abuse.unbounded_loop", "loops without end", tier=RiskTier.high, block=endless == "busy")
         return
