@@ -20,7 +20,7 @@ run: install sandbox-image
 	$(BIN)/synthorg run $(CONFIG) --out out/default --overwrite --report
 
 test: install sandbox-image browser
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=25
 
 # headless Chromium for the report's tests (Playwright drives Debian's, not a download)
 .PHONY: browser

@@ -138,11 +138,20 @@ def request_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
             yield Finding(f.rule, f.block, f"{f.reason} (a request the code makes)", f.tier)
             return
         if said is not None and method != "delete" and writes_prose(request):  # (a message it posts: read as one)
-            posted = ToolCall(tool="send_message", arguments={"to": url, "text": said}, workspace=call.workspace,
-                              action_type="comms:message")
-            for f in message_findings(posted, internal):
+            for f in message_findings(_posted(url, said, call.workspace), internal):
                 yield Finding(f.rule, f.block, f"{f.reason} (a message the code posts)", f.tier)
                 return
+
+
+def _posted(url: str, text: str, workspace: str,
+            views: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> ToolCall:
+    """What is posted to `url` as the message it is; `views`: the request's own views of the
+    URL and the text, when worked out already (they serve the message as they are)."""
+    posted = ToolCall(tool="send_message", arguments={"to": url, "text": text}, workspace=workspace,
+                      action_type="comms:message")
+    if views is not None:  # (argument_views is a cached property: set, it is not worked out again)
+        posted.__dict__["argument_views"] = {"to": views[0], "text": views[1]}
+    return posted
 
 
 def planted_findings(call: ToolCall) -> Iterator[Finding]:
@@ -177,11 +186,8 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
         families = (*families, lambda: relayed_command_findings(call, internal))
     elif call.action_type == "net:http" and writes_prose(call) and _says_something(call.text("body")):
         # a message posted to a chat, a ticket or a wiki through its API is read as a message
-        posted = ToolCall(tool="send_message", arguments={"to": call.text("url"), "text": call.text("body")},
-                          workspace=call.workspace, action_type="comms:message")
-        # (the same texts: their views, worked out for the request, serve the message)
-        posted.__dict__["argument_views"] = {"to": call.argument_views.get("url", ()),
-                                             "text": call.argument_views.get("body", ())}
+        posted = _posted(call.text("url"), call.text("body"), call.workspace,
+                         (call.argument_views.get("url", ()), call.argument_views.get("body", ())))
         families = (*families, lambda: message_findings(posted, internal),
                     lambda: relayed_command_findings(posted, internal), lambda: planted_findings(posted))
     elif call.action_type in ("code:shell", "code:python"):  # a request the code makes
