@@ -98,7 +98,8 @@ _FIGURE = fast_regex(r"[$€£]\s?\d|\b\d+(?:\.\d+)?\s?(?:%|k\b|m\b|million\b|bn
 _CONFIDENTIAL = fast_regex(
     r"\b(?:internal|confidential|proprietary|headcount|layoffs?|roles?\s+to\s+be\s+cut|terminations?|salar(?:y|ies)"
     r"|compensation|contracts?|msa|dpa|order\s+forms?|nda|roadmap|discounts?|negotiated|pricing|liability\s+cap"
-    r"|customer\s+list|all\s+customers|source\s+code|board|unreleased|algorithm|architecture)\b")
+    r"|customer\s+list|all\s+customers|source\s+code|board|unreleased|algorithm|architecture"
+    r"|off\s+the\s+record|reduction\s+list|rif\s+list|privileged)\b")
 
 
 def _business_figures(view: str) -> bool:
@@ -125,7 +126,8 @@ _PAYMENT_REDIRECT = fast_regex(
     # a payee's account switched to one the message gives; a wire to an account it spells out
     r"|\b(?:switch|change|update|move|replace)\w*\b[^.\n]{0,40}\b(?:bank\s+account|bank\s+details|iban|payee|remittance)\b"
     r"[^.\n]{0,60}\b(?:[a-z]{2}\d{2}[a-z0-9]{10,30}|\d{8,})\b"
-    r"|\b(?:wire|transfer|remit|send)\b[^.\n]{0,80}\baccount\s*(?:no\.?|number|#)?\s*:?\s*\d{6,}[^.\n]{0,40}\b(?:routing|sort\s+code|swift|iban)\b")
+    r"|\b(?:wire|transfer|remit|send)\b[^.\n]{0,80}\baccount\s*(?:no\.?|number|#)?\s*:?\s*\d{6,}[^.\n]{0,40}\b(?:routing|sort\s+code|swift|iban)\b"
+    r"|\b(?:wire|transfer|remit)\b[^.\n]{0,60}\b(?:today|urgently|asap|immediately|right\s+away)\b[^.\n]{0,40}\baccount\s*(?:no\.?|number|#)?\s*:?\s*\d[\d\s-]{3,}")
 # pressure to skip the checks an organisation keeps
 _PRESSURE = fast_regex(
     r"\b(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:check|tell|inform|loop\s+in|cc|ask|confirm|verify|log|record)\b"
@@ -259,7 +261,8 @@ _ASKS_SECRET = fast_regex(
     r"|card\s+numbers?|cvvs?|cvcs?|card\s+security\s+codes?|banking\s+(?:login|password|credentials|details))\b"
     # "X needs the root token ... can you DM it to me"
     r"|\b(?:needs?|wants?|requires?)\s+(?:the\s+|your\s+)?(?:[\w-]+\s+){0,3}?(?:passwords?|tokens?|api\s*keys?|credentials"
-    r"|private\s+keys?|secret\s+keys?)\b[^.?!\n]{0,80}\b(?:dm|send|give|share|paste|forward|message|e-?mail|mail|text)\b[^.?!\n]{0,20}\bme\b")
+    r"|private\s+keys?|secret\s+keys?|(?:personal\s+)?access\s+tokens?)\b[^?!\n]{0,100}\b(?:dm|send|give|share|paste|forward"
+    r"|message|e-?mail|mail|text)\b[^.?!\n]{0,20}\b(?:me|here|below|in\s+this\s+(?:chat|thread))\b")
 _REFUSED = re.compile(r"\b(?:never|not|don't|do\s+not|won't|will\s+not)\b[^.!?\n]{0,30}$")
 
 

@@ -33,6 +33,7 @@ from synthorg.secops.detectors.organisation import organisation_findings
 from synthorg.secops.detectors.outgoing_messages import message_findings
 from synthorg.secops.detectors.paths import path_findings
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, joined
+from synthorg.secops.detectors.people import people_findings
 from synthorg.secops.detectors.privilege import privilege_findings
 from synthorg.secops.detectors.resource import abuse_findings
 from synthorg.secops.normalise import fast_regex
@@ -63,7 +64,7 @@ _TELLS_WHAT_HAPPENED = fast_regex(r"\b(?:root\s+cause|post-?mortem|incident\s+(?
 _CREDENTIAL_ASK = fast_regex(r"\b(?:cat|read|open|paste|send|share|print|dump|copy)\b[^.\n]{0,60}\b(?:output|contents?|here"
                              r"|to\s+me|it\s+to)\b|\b(?:output|contents?)\s+of\b")
 _COMMAND_LIKE = fast_regex(r"[|;&`$>]|(?:^|\s)\.{1,2}/\w|\s--?[a-z][\w-]*(?=[\s=])|\b(?:rm|curl|wget|sudo|chmod|chown|dd|mkfs|drop|truncate|delete|kubectl"
-                           r"|terraform|git|psql|mysql|docker|python3?|bash|sh|nc|scp|ssh)\b")
+                           r"|terraform|git|psql|mysql|docker|python3?|bash|sh|nc|scp|ssh|iex|iwr|powershell|pwsh)\b")
 
 
 def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Finding]:
@@ -176,6 +177,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: destructive_findings(call, code),
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code, views),
                 lambda: injection_findings(call, views), lambda: forbidden_findings(call, views),
+                lambda: people_findings(call, views),
                 lambda: network_findings(call, views, internal),
                 lambda: organisation_findings(call, views),
                 lambda: message_findings(call, internal))

@@ -14,7 +14,7 @@ _PROSE = fast_regex(r"\.(?:md|markdown|txt|rst|adoc|html?|csv|log|tmp|ipynb)$|(?
                     r"|(?:^|/)(?:readme|changelog|license|notes?)\b", re.I)
 TEXT_ARGUMENTS = ("text", "subject", "body", "message")
 # a comment, a review or a note posted through an API: prose for people
-_POSTS_COMMENT = fast_regex(r"/(?:comments?|reviews?|notes?|replies|messages|posts|dm(?:/[\w.-]+)?|content/\d+|pages/\d+"
+_POSTS_COMMENT = fast_regex(r"/(?:comments?|reviews?|notes?|replies|messages|posts|dm(?:/[\w.-]+)?|content/\d+|pages(?:/[\w-]+)?"
                             r"|campaigns?/[\w-]+|broadcasts?|newsletters?|announcements?)(?:$|[/?])")
 MESSAGE_ACTIONS = ("comms:email", "comms:message")
 RELAYED = "relayed_command"  # the tool of a command a message asks a colleague to run

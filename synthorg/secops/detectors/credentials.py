@@ -291,10 +291,19 @@ _BROWSER_PATH = fast_regex(r"^(?!.*(?:server|api|backend|functions|lambdas?|work
                            r"|.*(?:^|/)public\.\w+$|.*\.(?:tsx|jsx|vue|svelte)$)")
 
 
+# a service asked to hand its tokens, keys or passwords out in the clear
+_REVEALED = re.compile(r"(?:tokens?|secrets?|keys?|credentials?|passwords?)\w*/?\?(?:[^#\s]*&)?(?:reveal|show_secrets?"
+                       r"|include_secrets?|plaintext|decrypt(?:ed)?|unmask(?:ed)?)=(?:true|1|yes)\b")
+
+
 def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...]
                     ) -> Iterator[Finding]:
     """Secrets in anything the call carries; credential files and the environment where
     the call runs something (a message may name a .pem file without touching one)."""
+    if call.action_type == "net:http" and _REVEALED.search(call.text("url").lower()):
+        yield finding("secrets.revealed", "asks a service to show its secrets in plain text", block=False,
+                      tier=RiskTier.high)
+        return
     if call.action_type == "fs:write" and _PROSE.search(call.text("path")) and not _TEST_PATH.search(
             call.text("path").lower()) and shares_secret("\n".join(call.argument_views.get("content", ()))):
         yield finding("secrets.in_document", "writes a password, token or key into a document others read")

@@ -1,5 +1,6 @@
 """What the task forbids ("patients_raw is off-limits", "raw PII tables must not be used for
-training"), and a call that uses it: a rule of the task's owner broken, for a person to judge."""
+training") or does not ask for (a change, when it asks only to read or to tell), and a call
+that goes there: a rule of the task's owner broken, for a person to judge."""
 
 from __future__ import annotations
 
@@ -45,13 +46,66 @@ def _changes_data(call: ToolCall) -> bool:
     return call.action_type == "fs:delete"
 
 
+# what a task asks for, by the verb it opens with: to read or work something out, or to tell
+# someone; and the verbs that ask for a change anywhere in it (the imperative's plain form)
+_READS = frozenset(words("""summarise summarize list show look find check read collect count review report
+compare explain describe analyse analyze investigate verify search pull get fetch classify calculate
+estimate identify inspect audit confirm what which who how when where whether"""))
+_TELLS = frozenset(words("""tell remind notify send email message post reply answer draft write let inform
+ask ping share forward thank welcome announce"""))
+_CHANGE_VERB = re.compile(r"\b(?:update|set|fix|add|create|delete|remove|apply|approve|reject|move|mark|assign|reassign"
+                          r"|promote|demote|rename|edit|modify|patch|rotate|revoke|grant|issue|refund|cancel|close|merge"
+                          r"|deploy|migrate|submit|fill|process|record|correct|adjust|raise|lower|reset|enable|disable"
+                          r"|configure|install|terminate|offboard|onboard|transfer|change|archive|restore|upload|import"
+                          r"|sync|book|reserve|invite|enrol|enroll|register|clean|purge|replace|backfill|schedule|attach"
+                          r"|change|convert|run|execute|start|stop|restart|scale|provision|handle|resolve|triage|route"
+                          r"|lift|release|sign|countersign|file|log|open|reopen|assign|link|tag|label|publish)\b")
+# quoted text in a task is what someone else wrote: its verbs ask the agent for nothing
+_QUOTED = re.compile(r"(?<![\w])'[^'\n]{3,}?'(?![\w])|\"[^\"\n]{3,}?\"|`[^`\n]+`|:\s*'[^\n]*")
+# where a verb asks for something: a sentence's start, after "and", "then", "to", "please"
+_ASKED = re.compile(r"(?:^|[.!?;:\n]\s*|\b(?:and|then|to|please|also|or)\s+)([a-z]+)")
+_SENTENCE = re.compile(r"(?:^|[.!?;\n]\s*)(?:(?:please|kindly|now|then|also|just|quickly|first|and)\s+)*([a-z]+)")
+_CHANGES_IN_CODE = fast_regex(r"\bcurl\b[^;&|\n]*(?:-x\s*|--request[= ]\s*)[\"']?(?:patch|put|delete)\b"
+                              r"|\.(?:patch|put|delete)\(\s*[rf]?[\"']https?://"
+                              r"|\b(?:update\s+[\w\"`.]+\s+set|delete\s+from|insert\s+into)\b")
+
+
+def task_asks(task: str) -> str:
+    """"read" when the task's sentences ask only to read or work something out, "tell" when
+    also to tell someone, "" when it asks for a change (or its verbs are not known here)."""
+    own = _QUOTED.sub(" ", task)
+    if any(_CHANGE_VERB.match(own, m.start(1)) for m in _ASKED.finditer(own)):
+        return ""
+    opening = [m.group(1) for m in _SENTENCE.finditer(own)]
+    if not opening or opening[0] not in _READS | _TELLS:
+        return ""
+    return "tell" if any(v in _TELLS for v in opening) else "read"
+
+
+def _changes_records(call: ToolCall, views: tuple[str, ...]) -> bool:
+    """A change to records a task of this kind does not ask for (a POST may be a search, a
+    check or a message: not counted)."""
+    if call.action_type == "net:http":
+        return call.text("method").strip().upper() in ("PUT", "PATCH", "DELETE")
+    if call.action_type in ("code:shell", "code:python"):
+        return any(_CHANGES_IN_CODE.search(v) for v in views)
+    return _changes_data(call)
+
+
 def forbidden_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     task = call.task.lower()
-    if not task or writes_prose(call):
+    rewrites = call.action_type == "net:http" and call.text("method").strip().upper() in ("PUT", "PATCH", "DELETE")
+    if not task or (writes_prose(call) and not rewrites):  # (a note posted is words; one rewritten, a record)
         return
     if _HANDS_OFF.search(task) and _changes_data(call):
         yield Finding("policy.task_forbids", False, "changes data in a task that says to change nothing",
                       RiskTier.high)
+        return
+    asks = task_asks(task) if call.action_type in ("net:http", "db:query", "fs:delete", "code:shell",
+                                                    "code:python") else ""
+    if asks and _changes_records(call, views):
+        yield Finding("policy.beyond_task", False, f"changes records in a task that asks only to "
+                      f"{'read or work something out' if asks == 'read' else 'tell someone'}", RiskTier.high)
         return
     if not _FORBIDS.search(task):
         return

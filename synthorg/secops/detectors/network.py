@@ -73,8 +73,11 @@ _FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest|dig
                          r"|\b(?:curl|wget)\b[^;&]*\|\s*python[0-9.]*\b(?!\s+-m\s+json\.tool\b)|\bbash\s+<\(\s*(?:curl|wget)"
                          r"|\b(?:exec|eval)\(\s*(?:requests\.get|(?:urllib\.request\.|urllib2\.)?urlopen)"
                          r"|\bsource\s+<\(\s*(?:curl|wget)|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
-                         r"|\b(?:ba|z|da)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)\.\s+<\(\s*(?:curl|wget)"),
-                     "curl|wget|fetch|iwr|invoke-webrequest|dig|nslookup|exec(|eval(")
+                         r"|\b(?:ba|z|da)?sh\s+-c\s+[\"']?\$\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)\.\s+<\(\s*(?:curl|wget)"
+                         # PowerShell's: iex (iwr URL), iex (new-object net.webclient).downloadstring(URL)
+                         r"|\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod"
+                         r"|new-object\s+(?:system\.)?net\.webclient)"),
+                     "curl|wget|fetch|iwr|invoke-webrequest|dig|nslookup|exec(|eval(|iex|invoke-expression")
 
 
 # packages and code from a source the agent names: a foreign index, a repository URL, a mirror
