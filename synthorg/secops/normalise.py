@@ -589,6 +589,7 @@ def substitute_vars(text: str) -> str:
 
 
 _SINGLE_QUOTED_PART = re.compile(r"((?<![\w\\])'[^'\n]*')")
+_INDIRECT = re.compile(r"\$\{!(\w+)\}")
 
 
 _SCRIPT_SET = re.compile(r"\bread\s+(?:-[a-zA-Z]+\s+(?:[\"'][^\"']*[\"']\s+|\d+\s+)?)*([A-Za-z_]\w*(?:[ \t]+[A-Za-z_]\w*)*)"
@@ -1003,6 +1004,9 @@ def _forms(raw: str) -> list[str]:
     if "value" in raw and _NAMED_VALUE.search(raw):  # {"key": "db_password", "value": "..."}
         named = _NAMED_VALUE.sub(r'"\3": ', raw)  # is {"db_password": "..."}
         forms += [named, unquoted(named)]
+    if "${!" in raw:  # v=AWS_SECRET; ${!v} is $AWS_SECRET (the variable it names, kept as named)
+        named_by = _plain_assignments(raw)
+        forms.append(_INDIRECT.sub(lambda m: "$" + named_by.get(m.group(1), m.group(1)), raw))
     if "decode(" in raw and _DECODED_ADDRESS.search(raw):  # b64decode('<an address read in place>')
         forms.append(_DECODED_ADDRESS.sub(r"'\2'", raw))  # is that address, as a literal
     if "$(" in raw and "|" in raw:  # (its own pipes would end the command around it for a pattern)
@@ -1054,6 +1058,7 @@ def _formatted(m: re.Match[str]) -> str:
 
 _NAMED_VALUE = re.compile(r"([\"'])(?:key|name|param|parameter|variable|setting)\1\s*:\s*([\"'])([^\"'\n]{1,80})\2\s*,\s*"
                           r"([\"'])value\4\s*:\s*")
+_TR_ROT13 = re.compile(r"\btr\s+['\"]?a-za-z['\"]?\s+['\"]?n-za-mn-za-m['\"]?\s*<<<\s*(['\"])(.*?)\1", re.I | re.S)
 _DECODED_ADDRESS = re.compile(r"\b(?:(?:base64\.)?(?:urlsafe_)?b(?:64|32|16)decode|bytes\.fromhex|(?:binascii\.)?unhexlify)"
                               r"\(\s*[rb]?(['\"])(" + _ADDRESS.pattern
                               + r")\1\s*\)(?:\.decode\([^()]*\))?")
@@ -1129,6 +1134,8 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
         hidden += [_printf_escapes(_printf_filled(shlex.quote(m.group(3)) + m.group(4)) if m.group(1) == "printf"
                                    and m.group(4) else m.group(3), new_line="\n")
                    for m in _ECHOED_TO_RUN.finditer(raw) if len(m.group(3)) > 3]
+    if "tr" in raw and (rot := _TR_ROT13.search(raw)):  # tr 'A-Za-z' 'N-ZA-Mn-za-m' <<< '...' | bash
+        hidden.append(codecs.decode(rot.group(2), "rot13"))
     if "install" in raw or "prepare" in raw or "prepublish" in raw or "pack" in raw:
         # a package's lifecycle scripts: commands that npm install runs
         hidden += [_JSON_ESCAPE.sub(lambda e: e.group(1), m.group(1)) for m in _LIFECYCLE.finditer(raw)]

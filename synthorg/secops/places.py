@@ -71,7 +71,7 @@ _LOOKED_UP_HOST = fast_regex(r"\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|qu
                              r"((?:[a-z0-9\-]+\.)[a-z]{2,})[\"']")
 _NET_CMD_HOST = fast_regex(
     r"\b(?:nc|ncat|netcat|socat|telnet|ssh|scp|sftp|rsync|ftp|lftp|dig|nslookup|host|ping|"
-    r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.|(?:%|\{\})\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
+    r"curl|wget)\b[^|;&]*?\s(?:\S*[)`]\.|\$\{?\w+\}?\.|(?:%|\{\}|_)\.)?(?:[a-z0-9._\-]+@)?((?:[a-z0-9\-]+\.)+[a-z]{2,}|"
     r"\d{1,3}(?:\.\d{1,3}){3})\b(?!\.?\w*\()")  # (r.stderr.strip() is a call, not a host)
 # socat's addresses: TCP:host:port, OPENSSL-CONNECT:host:port (a pattern of its own: as one more
 # alternative above it doubled the time of every search)

@@ -31,6 +31,7 @@ from synthorg.secops.detectors.money import money_findings
 from synthorg.secops.detectors.network import network_findings
 from synthorg.secops.detectors.organisation import organisation_findings
 from synthorg.secops.detectors.outgoing_messages import message_findings
+from synthorg.secops.detectors.packages import package_findings
 from synthorg.secops.detectors.paths import path_findings
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, joined
 from synthorg.secops.detectors.people import people_findings
@@ -177,7 +178,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: destructive_findings(call, code),
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code, views),
                 lambda: injection_findings(call, views), lambda: forbidden_findings(call, views),
-                lambda: people_findings(call, views),
+                lambda: people_findings(call, views), lambda: package_findings(call, code),
                 lambda: network_findings(call, views, internal),
                 lambda: organisation_findings(call, views),
                 lambda: message_findings(call, internal))

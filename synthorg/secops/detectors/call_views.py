@@ -25,6 +25,10 @@ _TEST_FILE = fast_regex(r"(?:^|/)(?:tests?|spec|__tests__|testdata)/(?![\w/.-]*c
                         r"|(?:^|/)test_[\w-]*\.py$|_test\.(?:py|go)$|\.(?:test|spec)\.[jt]sx?$")
 _COMMENTED = fast_regex(r"\.(?:ya?ml|toml|ini|cfg|conf|properties|env|sh|bash|tf|hcl|example|sample|template|dist)$|(?:^|/)(?:dockerfile|makefile"
                         r"|\.gitignore|\.dockerignore|requirements[\w.-]*\.txt)$")
+# a detection rule's file (sigma, falco, yara, suricata, osquery packs): data about attacks
+_DETECTION_FILE = fast_regex(r"(?:^|/)(?:sigma|falco|yara|detections?|signatures?|snort|suricata|osquery|semgrep|rules?)"
+                             r"(?:/|\.d/)[^/]*[\w/.-]*\.(?:ya?ml|yar|yara|rules?|conf|json|toml)$|\.(?:yar|yara)$")
+_SWITCH_LINE = re.compile(r"^.*\b(?:enabled|disabled|action|mode|state|status)\b.*$", re.M | re.I)
 _COMMENT_LINE = re.compile(r"^[ \t]*#(?!!).*$", re.M)
 _LITERAL = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
 
@@ -38,6 +42,8 @@ def as_test_data(call: ToolCall) -> ToolCall:
     path = call.text("path").lower()
     if _TEST_FILE.search(path):
         content = _LITERAL.sub('""', call.text("content"))
+    elif _DETECTION_FILE.search(path):  # what a detection rule matches is the attack it looks for;
+        content = "\n".join(_SWITCH_LINE.findall(call.text("content")))  # whether it runs is the rule's
     elif _COMMENTED.search(path) and "#" in call.text("content"):
         content = _COMMENT_LINE.sub("", call.text("content"))
     else:

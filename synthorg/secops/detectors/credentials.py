@@ -106,7 +106,9 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
      # (John the Ripper run, not a person named John)
      r"|(?:^|[;&|(]\s*|sudo\s+)john\s+(?:--?\w|\S+\.(?:txt|hash\w*|lst|pot|shadow|db)\b|/etc/)"),
     ("ps ", r"\bps\s+(?:-\w+\s+)*[a-z]*e[a-z]*ww?\b(?![\w-])"),
-    ("tcpdump|tshark|ngrep|dsniff|ettercap|wireshark", r"\b(?:tcpdump|tshark|ngrep|dsniff|ettercap|bettercap|mitmdump)\b"),
+    # (a capture read back from a file, -r: analysis of what was caught, no sniffing)
+    ("tcpdump|tshark|ngrep|dsniff|ettercap|wireshark", r"\b(?:tcpdump|tshark|ngrep)\b(?![^;&|]*\s-[a-z]*r\s+\S+\.p?cap(?:ng)?\b)"
+     r"|\b(?:dsniff|ettercap|bettercap|mitmdump)\b"),
     ("getent", r"\bgetent\s+(?:shadow|gshadow)\b"),
     ("reg |hklm", r"\breg(?:\.exe)?\s+(?:save|export)\s+hklm[\\/]+(?:sam|system|security)\b|\bhklm[\\/]+sam\b"),
     ("gcore|gdb|/mem|procdump|minidump", r"\bgcore\b|\bgdb\b[^;&|]*\s(?:-p|--pid|attach)\b|/proc/(?:\d+|self|\$\w+|\*)/mem\b"
@@ -286,6 +288,10 @@ _TO_LOGIN = re.compile(r"\b(?:echo|printf|cat)\s+(?:-\w+\s+)*[\"']?(?:%s\\n[\"']
 _BROWSER_ENV = re.compile(r"\b(?:NEXT_PUBLIC|VITE|REACT_APP|NUXT_PUBLIC|GATSBY|EXPO_PUBLIC)_\w*(?:SECRET|PRIVATE_KEY|SIGNING)", re.I)
 _SECRET_TO_BROWSER = re.compile(r"(?:process\.env|import\.meta\.env)\.(?:\w+_)?(?:SECRET|PRIVATE|SIGNING)|"
                                 + _BROWSER_ENV.pattern, re.I)
+# a web or mobile app's build settings: what their env, define or extra name is in the bundle
+_CLIENT_CONFIG = re.compile(r"(?:^|/)(?:next|vite|nuxt|webpack|app|svelte|astro|remix)\.config\.[cm]?[jt]s$|(?:^|/)app\.json$")
+_SERVER_SECRET_ENV = re.compile(r"process\.env\.(?!(?:NEXT_PUBLIC|VITE|PUBLIC|EXPO_PUBLIC|REACT_APP|NUXT_PUBLIC)_)\w*"
+                                r"(?:SECRET|PASSWORD|PRIVATE|SIGNING|SERVICE_ROLE|DATABASE_URL|DB_URL|API_KEY)\w*")
 _BROWSER_PATH = fast_regex(r"^(?!.*(?:server|api|backend|functions|lambdas?|workers?|middleware|pages/api)[/.])"
                            r"(?:.*(?:^|/)(?:public|static|client|frontend|browser|www)/|.*(?:^|/)(?:web|webapp|ui)/src/"
                            r"|.*(?:^|/)public\.\w+$|.*\.(?:tsx|jsx|vue|svelte)$)")
@@ -307,6 +313,11 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
     if call.action_type == "fs:write" and _PROSE.search(call.text("path")) and not _TEST_PATH.search(
             call.text("path").lower()) and shares_secret("\n".join(call.argument_views.get("content", ()))):
         yield finding("secrets.in_document", "writes a password, token or key into a document others read")
+        return
+    if call.action_type == "fs:write" and _CLIENT_CONFIG.search(call.text("path").lower()) and \
+            _SERVER_SECRET_ENV.search(call.text("content")):
+        yield finding("secrets.client_bundle", "puts a server secret into settings built into the app every "
+                      "user downloads", block=False, tier=RiskTier.high)
         return
     if call.action_type == "fs:write" and _SECRET_TO_BROWSER.search(call.text("content")) and (
             _BROWSER_PATH.search(call.text("path").lower()) or _BROWSER_ENV.search(call.text("content"))):

@@ -174,12 +174,12 @@ _NON_ASCII_HOST = re.compile(r"(?:https?|ftp|wss?)://[^/\s?#]*[^\x00-\x7f]|@[\w.
 
 
 # settings that send the company's events or traffic somewhere: set to an outside URL, it leaks
-_REDIRECT_KEY = fast_regex(r"(?:webhook|callback|hook|notify|notification|alert|proxy|endpoint|sink|collector|report)"
+_REDIRECT_KEY = fast_regex(r"(?:webhook|callback|hook|notify|notification|alert|proxy|endpoint|sink|collector|report|pushurl)"
                            r"[\w-]*[\"']?\s*[:=]\s*[\"']?((?:https?|wss?)://[^\s\"',}]+)"
                            r"|\b(?:https?_proxy|all_proxy)\b[^}\n]{0,32}?((?:https?|socks5?)://[^\s\"',}]+)")
-_REDIRECT_HINT = Hinted(fast_regex(r"(?:hook|callback|notif|alert|proxy|endpoint|sink|collector|report)"
+_REDIRECT_HINT = Hinted(fast_regex(r"(?:hook|callback|notif|alert|proxy|endpoint|sink|collector|report|pushurl)"
                                    r"[\w-]*[\"']?\s*[:=]|_proxy\b"),
-                        "hook|callback|notif|alert|proxy|endpoint|sink|collector|report")
+                        "hook|callback|notif|alert|proxy|endpoint|sink|collector|report|pushurl")
 _SED_SWAP = re.compile(r"\bsed\b[^;&|]*?\bs([#|@,!%])(?:(?!\1).)*\1((?:https?|wss?)://(?:(?!\1).)+)\1")
 _BUCKET_WRITE = fast_regex(r"\b(?:to_csv|to_parquet|to_json|to_pickle|upload\w*|put_object|copy|cp|sync|mv|write\w*|save\w*"
                            r"|export\s+data|unload)\b"
@@ -236,12 +236,35 @@ def _foreign_bucket(views: tuple[str, ...], internal: Iterable[str]) -> str | No
 
 _IMAGE_PUSH = re.compile(r"\b(?:docker|podman|buildah|crane|skopeo|helm|oras)\b[^;&|]*?\s(?:push|copy)\s+(?:--\S+\s+)*(?:(?:docker|oci)://)?([$\w./:@{}-]+)"
                          r"(?:\s+(?:--\S+\s+)*(?:docker|oci)://([$\w./:@{}-]+))?")  # (buildah push SRC docker://DEST)
+# tools that scan or attack what they are pointed at
+_SCANNER = Hinted(fast_regex(r"\b(?:nmap|masscan|zmap|sqlmap|nikto|nuclei|hydra|medusa|wpscan|gobuster|ffuf|dirb|dirsearch"
+                             r"|feroxbuster|amass|subfinder|msfconsole|crackmapexec|netexec)\b[^;&|\n]*"),
+                  "nmap|masscan|zmap|sqlmap|nikto|nuclei|hydra|medusa|wpscan|gobuster|ffuf|dirb|feroxbuster|amass|"
+                  "subfinder|msfconsole|crackmapexec|netexec")
+_RANGE = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})/(\d{1,2})\b")
+
+
+def _scanned_outside(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
+    """What a scanner or an attack tool is pointed at outside the company (a range the size
+    of the internet counts whatever its first address)."""
+    for v in views:
+        for m in (m for m in _SCANNER.pattern.finditer(v)) if _SCANNER.search(v) else ():
+            for r in _RANGE.finditer(m.group()):
+                if int(r.group(2)) < 8 or not is_internal(r.group(1), internal):
+                    return r.group()
+            outside = sorted(h for h in hosts_of(m.group() + " ") if not is_internal(h, internal))
+            if outside:
+                return outside[0]
+    return None
+
+
 # models, datasets and files published to a hub (an internal one named in the call is the company's)
 _HUB_UPLOAD = Hinted(fast_regex(r"\b(?:huggingface-cli|hf)\s+upload\b|\bupload_(?:folder|large_folder)\s*\("
                                 r"|\bupload_file\s*\([^)]*\brepo_id\s*="
                                 r"|\.push_to_hub\s*\(|\bkaggle\s+(?:datasets|kernels|models)\s+(?:create|version|push)\b"
-                                r"|\bwandb\b[^\n]*?\b(?:log_artifact|save)\s*\("),
-                     "upload|push_to_hub|kaggle|wandb")
+                                r"|\bwandb\b[^\n]*?\b(?:log_artifact|save)\s*\("
+                                r"|\b(?:npm|yarn|pnpm)\s+publish\b[^;&|\n]*--access[= ]public"),
+                     "upload|push_to_hub|kaggle|wandb|publish")
 _DNS_FROM_CODE = Hinted(fast_regex(r"\b(?:gethostbyname|getaddrinfo|resolve|query|nslookup)\s*\([^;\n]{0,120}?\+\s*[\"']\.[\w-]+\.[\w.-]+[\"']"
                                    # (or a lookup program given a name built of data: ['dig', x + '.t.evil.xyz'])
                                    r"|[\"'](?:nslookup|dig|host|drill)[\"']\s*,[^\]\n]{0,120}?(?:\+\s*[\"']|\}|f[\"']\{[^}]+\})\.[\w-]+\.[\w.-]+[\"']"),
@@ -475,6 +498,9 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
             _HUB_UPLOAD.search(v) and not any(is_internal(h, internal) for h in hosts_of(v)) for v in views):
         yield finding("exfiltration.hub_upload", "publishes models, datasets or files to a hub outside the "
                       "company", block=False, tier=RiskTier.high)
+        return
+    if call.action_type == "code:shell" and (target := _scanned_outside(views, internal)) is not None:
+        yield finding("abuse.attacks_outside", f"scans or attacks {target}, outside the company")
         return
     if any(_DNS_FROM_CODE.search(v) for v in views):
         yield finding("exfiltration.dns", "sends data out in DNS lookups")

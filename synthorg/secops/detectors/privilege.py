@@ -180,8 +180,18 @@ _ONE_CLOUD_READ = re.compile(
     r"|\s*(?:kubectl|oc)\b[^;&|`$<>]*\sauth\s+can-i\b[^;&|`$<>]*$", re.I)
 
 
+# a security control's setting turned off: alerting, auditing, a SIEM's feed, detection, MFA
+_CONTROLS_OFF = re.compile(r"\b(?:alert\w*|monitoring|siem\w*|audit\w*|pagerduty|opsgenie|detection\w*|edr|waf|mfa|2fa"
+                           r"|guardduty|falco|intrusion\w*|logging)\b[\w.-]*[\"']?\s*[:=]\s*[\"']?(?:false|off|disabled|no|0)\b")
+
+
 def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...] = ()
                        ) -> Iterator[Finding]:
+    if call.action_type in ("fs:write", "net:http") and len(_CONTROLS_OFF.findall(
+            (call.text("content") + call.text("body")).lower())) >= 2:
+        yield finding("privilege.guard_disabled", "switches off alerting, auditing or other security controls",
+                      block=False, tier=RiskTier.high)
+        return
     if call.action_type == "fs:write":
         yield from _written_privilege(call, code, views)
         return

@@ -131,6 +131,9 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
 # (a pattern: /^5/, /a|b/, /x$/; a glob's * ? [ ] are a path's: ls /*/)
 _REGEX_LITERAL = re.compile(r"/(?:\^|[^/]*[$+\\|][^/]*/$)")
 _ARRAY = re.compile(r"\w+\+?=\(")
+_ONLY_SLASHES = re.compile(r"[/*\\]*\*[/*\\]*")  # (a pattern's /**/ cut out at its |: no command)
+_AWK_PROGRAM = re.compile(r"[{}();]|\$[\d/]|^/.*[$^]")
+_CIDR = re.compile(r"[\d.]+/\d{1,2}|[0-9a-f:]+/\d{1,3}")
 # words that start a command without being it
 _PREFIX_WORDS = frozenset({"do", "then", "else", "!", "{", "time", "nohup", "command", "builtin"})
 
@@ -140,8 +143,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
     while segment[0] in _PREFIX_WORDS and len(segment) > 1:  # `do /usr/bin/time ...`: the command after
         segment = segment[1:]
     verb = segment[0]
-    if verb == "/":
-        return  # ( $a - $b ) / 86400: a division in a sum, no command
+    if verb == "/" or verb == ".." or (verb == "." and len(segment) == 1) or _ONLY_SLASHES.fullmatch(verb):
+        return  # ( $a - $b ) / 86400: a division in a sum, no command (nor a pattern's '..|.' cut at its |)
     if commands_only and verb.rsplit("/", 1)[-1] not in _COMMANDS:
         return
     if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS) and not _DIVISION.match(verb) \
@@ -178,9 +181,12 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
     if any(_REGEX_LITERAL.match(a) for a in args):  # awk's `$9 ~ /^5/`: a pattern and its match, no paths
         args = [a for a, after in zip(args, [*args[1:], ""], strict=True)
                 if not _REGEX_LITERAL.match(a) and not (a == "~" and _REGEX_LITERAL.match(after))]
+    if verb in ("awk", "gawk", "mawk", "nawk"):  # its program's words: patterns and actions, no paths
+        args = [a for a in args if not _AWK_PROGRAM.search(a)]
     if verb == "tr":
         return  # sets of characters (tr '/:' '__'), and only ever its input
-    if verb in ("grep", "egrep", "fgrep", "rg", "jq", "yq"):  # its pattern (filter) is text, not a path
+    if verb in ("grep", "egrep", "fgrep", "zgrep", "zegrep", "xzgrep", "bzgrep", "rg", "ag", "ack", "jq", "yq"):
+        # its pattern (filter) is text, not a path
         args = _grep_files(args)
     if verb in _TEXT_VERBS:  # (and where `--git-dir=/...`-like options point)
         args = [w.split("=", 1)[-1] for w in args if w.split("=", 1)[-1].startswith(("/", "~", ".."))
@@ -188,8 +194,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
     if verb in _INSPECTING_VERBS:  # looking at a program or library is no reach outside
         args = [w for w in args if not (w.startswith(_READABLE) or w in READABLE_PATHS)]
     for word in args:
-        if "://" in word:
-            continue
+        if "://" in word or _CIDR.fullmatch(word):
+            continue  # (10.20.1.0/24 is a network, not a path)
         if verb == "dd" and word.startswith("if="):
             yield posixpath.join(cwd, word[3:]), False
             continue
@@ -226,21 +232,27 @@ def _tar_names(args: list[str]) -> list[str]:
     return out
 
 
+_PATTERN_FLAG = re.compile(r"-[a-z]*e|--regexp")
+
+
 def _grep_files(args: list[str]) -> list[str]:
     """grep's words without its pattern: the first word that is no option, or those that
     follow -e (then every other word is a file)."""
     out: list[str] = []
-    given = any(a in ("-e", "--regexp") or a.startswith("--regexp=") for a in args)
+    # (-hie: flags ending in e, which takes the pattern; -E lower-cased looks the same, and the
+    # pattern follows it too)
+    given = any(_PATTERN_FLAG.fullmatch(a) or a.startswith("--regexp=") for a in args)
     skip_next = False
+    closing = ""  # (a quoted pattern cut into words at its | : skipped to its closing quote)
     for a in args:
-        if skip_next:
-            skip_next = False
-        elif a in ("-e", "--regexp"):
+        if closing:
+            closing = "" if a.endswith(closing) else closing
+        elif skip_next or (not a.startswith("-") and not given):
+            skip_next, given = False, True  # the pattern
+            if a[:1] in "'\"" and (len(a) == 1 or not a.endswith(a[0])):
+                closing = a[0]
+        elif _PATTERN_FLAG.fullmatch(a):
             skip_next = True
-        elif a.startswith("-"):
-            out.append(a)
-        elif not given:
-            given = True  # the pattern
         else:
             out.append(a)
     return out

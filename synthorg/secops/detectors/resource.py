@@ -124,6 +124,8 @@ _LOOP_SHELL = fast_regex(r"\bwhile\s+(?:true|:|\[\[?\s*(?:1|true|:)\s*\]\]?|test
 _LOOP_PY = fast_regex(r"\bwhile\s*\(?\s*(?:true|1|not false)\s*\)?\s*:|\bfor\s+\w+\s+in\s+iter\(\s*int\s*,|"
                       r"\bfor\s+\w+\s+in\s+(?:itertools\.)?(?:count\(|cycle\(|repeat\([^,()]*\))|\bloop\s*(?:do\b|\{)|\b(?:list|tuple|set|sum|sorted|max|min)\(\s*(?:itertools\.)?(?:count|cycle)\((?!\s*(?:\*|distinct\b))|\bwhile\s*\(\s*\$?(?:true|1)\s*\)|\bfor\s*\(\s*;\s*;\s*\)")
 _SELF_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:return\s+)?\1\(")
+# a git alias that runs itself twice (a fork bomb in git)
+_SELF_ALIAS = re.compile(r"\balias\.([\w-]+)\s*=?\s*['\"]?!\s*git\s+\1\b[^'\"\n]*?[&|;][^'\"\n]*?\bgit\s+\1\b")
 _SELF_LAMBDA = re.compile(r"\b(\w+)\s*=\s*lambda\b[^:]*:\s*\1\(")  # f = lambda: f()
 # a function whose first statements start a thread or a process that runs the function again
 _SELF_SPAWN = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:[^:;]{0,120}?)\b(?:thread|process|timer)\([^)]*\btarget\s*=\s*\1\b")
@@ -131,7 +133,7 @@ _SELF_SPAWN = fast_regex(r"\bdef (\w+)\([^)]*\):\s*(?:[^:;]{0,120}?)\b(?:thread|
 
 def _calls_itself(view: str) -> bool:
     return bool(_SELF_CALL.search(view)) or ("lambda" in view and bool(_SELF_LAMBDA.search(view))) \
-        or ("target" in view and bool(_SELF_SPAWN.search(view)))
+        or ("target" in view and bool(_SELF_SPAWN.search(view))) or ("alias." in view and bool(_SELF_ALIAS.search(view)))
 
 
 _RETURNS_CALL = fast_regex(r"\bdef (\w+)\([^)]*\):\s*return\s+(\w+)\(")
