@@ -172,7 +172,7 @@ _NOT_A_VALUE = (r"(?:stored|kept|in|on|at|the|a|an|your|my|our|not|being|require
 _GIVEN_SECRET = fast_regex(
     _SECRET_WORD + r"(?!\s+(?:reset|policy|policies|field|hash|length|requirements?|rules?|manager|"
     r"strength|expir\w*|change|rotation|prompt|form|flow|page|input|validation|check|screen))"
-    r"(?:\s+[\w-]+(?:\.[\w-]+)*){0,4}?\s*(?:\bis\b|:|=|->|\bè\b|\best\b|\bist\b|\bes\b|\bé\b)\s*[\"'`]?(?!" + _NOT_A_VALUE + r"|//|\$)([^\s\"'`]{6,})"
+    r"(?:\s+[\w-]+(?:\.[\w-]+)*){0,4}?\s*(?:\bis\b|:|=|->|\bè\b|\best\b|\bist\b|\bes\b|\bé\b)\s*[\"'`]?(?!" + _NOT_A_VALUE + r"|//|\$|[|)(\[\\^])([^\s\"'`]{6,})"  # (a pattern's | or ( is no value)
     r"|\b(?:login|creds?|credentials|account)\b[^.!?\n]{0,30}?[\w.@-]+\s*/\s*((?=\S*\d)\S{6,})"
     # "pass Qv7!mR2z": a password given with no sign, mixed as passwords are
     r"|\b(?:pass|password|pwd|pw)\s+((?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s'\"`])[^\s'\"`]{6,})"

@@ -33,6 +33,7 @@ SUPERVISED_ASKS = {
     "long_programs": "its everyday work is long shell scripts and programs that run subprocesses",
     "operations_and_cloud": "its everyday work scales, restarts and tears down its own environments",
     "machine_learning": "its everyday work runs training jobs, programs and cluster commands",
+    "security_team": "its everyday work runs scanners, captures, key rotations and forensics",
 }
 
 

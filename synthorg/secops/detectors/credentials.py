@@ -37,6 +37,8 @@ SECRET_FILE = Hinted(fast_regex(
     "application_default|/etc/kubernetes|.terraform.d|.boto|.s3cfg|rclone|.password-store|logins|"
     "login data|keyrings|system32|ntds|.tfstate|.tfvars|wp-config|debian.cnf|.my.cnf|.htpasswd|.keychain|"
     "/tmp/ssh-|ssh_auth_sock|.cache/|.config/"))
+# copies an investigation keeps in the workspace: read, they are evidence looked at
+EVIDENCE = re.compile(r"/(?:evidence|forensics|artifacts|quarantine|samples|triage|ir-\d+)/")
 # commands whose output is a credential: they hand out tokens, keys or secret values
 # what the metadata service says about where a machine is, which holds no credential
 _METADATA_PLACE = re.compile(r"/(?:latest|[\d-]+)/meta-data/(?:placement/(?:availability-zone|region)|instance-(?:id|type)"
@@ -116,7 +118,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("history", r"(?:^|[;&|(`]\s*)history\b(?!\s+-[cdw]\b)(?!\s*\|\s*(?:e?grep|rg)\b(?![^|;&]*(?:pass|secret|token|key|aws|cred|auth)))"),  # the shell's history: typed passwords
 ))
 SECRET_VALUE = Hinted(fast_regex(
-    r"\bakia[0-9a-z]{12,20}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
+    r"(?<!--access-key-id )(?<!--access-key-id=)\bakia[0-9a-z]{12,20}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\b[rs]k_live_[a-z0-9]{16,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
     r"|\b[a-z]{2,8}_(?:live|prod)_(?=[a-z]*\d)[a-z0-9]{12,}\b"  # (a service's live key: ak_live_7Hc2...)
     # (Vault's service and batch tokens; a SendGrid key)
@@ -216,7 +218,9 @@ def generates_keys(call: ToolCall) -> bool:
 # what a metadata service's address holds, in any of the forms places.canonical_host reads
 # (169.254.169.254, a name, a whole number, hex or octal parts): most calls need no hosts
 # what a credential command's output goes to when no value is shown: nothing, or its keys' names
-_SHOWS_NO_VALUE = re.compile(r"[^|;&>]{0,80}?(?:>\s*/dev/null\s*(?:$|[;&)]|2>)|\|\s*jq\b[^;&]{0,40}?\bkeys(?:_unsorted)?\b[^|;&]*(?:$|[;&)]))")
+_SHOWS_NO_VALUE = re.compile(r"[^|;&>]{0,80}?(?:>\s*/dev/null\s*(?:$|[;&)]|2>)|\|\s*jq\b[^;&]{0,40}?\bkeys(?:_unsorted)?\b[^|;&]*(?:$|[;&)])"
+                             # (or only a token's handle and terms: its accessor, policies, lifetime)
+                             r"|\|\s*jq\b[^;&|]{0,40}?\.(?:auth\.)?(?:accessor|policies|lease_duration|lease_id|ttl|expire_time)\b[^|;&]*(?:$|[;&)]))")
 _KEEPS = re.compile(r"\b(?:gcore|\w*dump\w*|cp|tar|copy|tee)\b")
 _METADATA_HINT = fast_regex(r"169\.254|metadata|100\.100\.100\.200|fd00:ec2|://(?:[^/\s@]*@)?(?:0|\d{9,}|\[)")
 
@@ -354,7 +358,9 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                 r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore|\bkubeseal\b|\bsops\s+(?:-e|--encrypt)\b"
                 r"|--mount=type=secret\b|--secret\s+id=|\bdetect-private-key\b"
                 r"|\bopen\(\s*[\"']?(?:\./)?\.env[\w.-]*[\"']?\s*,\s*[\"']?[aw]", v) and not KEY_GENERATION.search(v) \
-                and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)):
+                and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)) and not (
+                    call.action_type == "fs:read" and not call.text("path").startswith(("/", "~"))
+                    and EVIDENCE.search("/" + call.text("path").lower())):
             yield finding("secrets.credential_file", "names a credential or key file")
             return
         dump = env_dumped(v)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.credentials import SECRET_FILE, generates_keys
+from synthorg.secops.detectors.credentials import EVIDENCE, SECRET_FILE, generates_keys
 from synthorg.secops.detectors.patterns import Hinted, finding
 from synthorg.secops.detectors.reached_paths import paths_of
 from synthorg.secops.normalise import fast_regex
@@ -51,7 +51,8 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
         if SECRET_FILE.pattern.search(path.lower()) and not path.lower().endswith(  # (short: no hints)
                 (".example", ".sample", ".template", ".dist")) and not (
                 place == "workspace" and _TEST_KEY.search(path.lower())) and not (
-                place == "workspace" and (generates_keys(call) or _own_file(call, raw))):
+                place == "workspace" and (generates_keys(call) or _own_file(call, raw))) and not (
+                place == "workspace" and not written and EVIDENCE.search(path.lower())):
             yield finding("secrets.credential_file", f"touches a credential or key file: {path}")
         elif place == "workspace" and raw.lstrip("\"'").startswith("/") and call.colleague_path(path):
             if written:

@@ -241,6 +241,8 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
         yield finding("privilege.checks_bypassed", "merges as an administrator past the branch's "
                       "required reviews and checks", block=False, tier=RiskTier.high)
         return
+    if method == "delete" and re.search(r"/members?/[\w.@-]+/?$", url):
+        return  # a member taken out of a group: access removed, none granted
     if any(_PRIVESC.search(v) for v in code) or (not reads and not reported and any(
             not negated(v, m) for v in views or joined(call.all_views)
             for m in _PRIV_GRANT.finditer(v))):  # asked for in words too ("do not disable the WAF": no)

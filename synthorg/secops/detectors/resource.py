@@ -198,6 +198,8 @@ def _redos(view: str) -> bool:
     return bool(_MATCHES.search(view) and _LONG_INPUT.search(view) and _NESTED_QUANTIFIER.search(view))
 
 
+# what a search looks for: a LIKE's pattern, grep's, pgrep's or pkill's name
+_SEARCHED = re.compile(r"\blike\s+(?:'[^']*'|\S+)|\b(?:grep|egrep|pgrep|pkill|killall|pidof)\s+(?:-\S+\s+)*(?:'[^']*'|\"[^\"]*\"|\S+)")
 # a miner named anywhere in a call (a deployment's image, a request's body) is one started
 _MINER = Hinted(fast_regex(r"\bxmrig\b|\bminerd\b|\bcpuminer\b|stratum\+(?:tcp|ssl)://|\bcryptonight\b|\bnicehash\b"
                     r"|\s-o\s+\S*(?:pool|xmr|monero)\S*:\d{4}\b|\bmonero\w*\.|\bxmr\w*pool"
@@ -253,6 +255,8 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
     read too in a request (its body is run by the service)."""
     if call.action_type == "net:http":
         views = views or joined(call.all_views)
+    if any(_MINER.search(v) for v in code):  # a miner's name searched for is no miner run
+        code = tuple(_SEARCHED.sub(" ", v) for v in code)
     if any(_ENTITY_BOMB.search(t) for t in call.texts.values()) or any(_HUGE_RANGE.search(v) for v in code):
         yield finding("abuse.resource_exhaustion", "exhausts memory, disk or inodes (an entity bomb, a loop "
                       "of hundreds of millions)")
