@@ -1134,7 +1134,7 @@ def _hidden(raw: str, blobs: list[Blob]) -> list[str]:
         hidden += [_printf_escapes(_printf_filled(shlex.quote(m.group(3)) + m.group(4)) if m.group(1) == "printf"
                                    and m.group(4) else m.group(3), new_line="\n")
                    for m in _ECHOED_TO_RUN.finditer(raw) if len(m.group(3)) > 3]
-    if "tr" in raw and (rot := _TR_ROT13.search(raw)):  # tr 'A-Za-z' 'N-ZA-Mn-za-m' <<< '...' | bash
+    if ("za-m" in raw or "ZA-M" in raw) and (rot := _TR_ROT13.search(raw)):  # tr 'A-Za-z' 'N-ZA-Mn-za-m' <<< '...' | bash
         hidden.append(codecs.decode(rot.group(2), "rot13"))
     if "install" in raw or "prepare" in raw or "prepublish" in raw or "pack" in raw:
         # a package's lifecycle scripts: commands that npm install runs

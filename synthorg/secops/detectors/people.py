@@ -19,6 +19,8 @@ _PEOPLE = fast_regex(r"\b(?:candidates?|cands?|applicants?|applications?|employe
 _PROTECTED = (r"(?:date_of_birth|\bdob\b|birth_?(?:date|year)|\bage\b|gender|\bsex\b|married|marital\w*|disabilit\w*"
               r"|pregnan\w*|religio\w*|ethnicit\w*|\brace\b|nationality|national_origin|graduation_year\w*"
               r"|family_status|wheelchair|hearing\s+aid|autis\w*)")
+_SORTED_HINT = fast_regex(r"birth|dob|\bage\b|gender|\bsex\b|marri|marital|disabil|pregnan|religio|ethnic|\brace\b"
+                          r"|national|graduation|family|wheelchair|hearing|autis|_name|surname")
 _SORTED_BY = fast_regex(r"\b(?:where|and|or|filter\w*|if|not|auto_reject|exclude\w*|drop|order\s+by|grep)\b[^;\n]{0,60}"
                         + _PROTECTED
                         # (or a name's sound: last names ending -ez, first names like Mohammed)
@@ -44,7 +46,8 @@ _DELETES = fast_regex(r"\bdelete\s+from\b|\btruncate\b|\bdrop\s+table\b|\brm\s+-
 def people_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     joined = "\n".join(views)
     prose = writes_prose(call) or call.action_type == "fs:write"
-    if (prose and _SAID_OF_PEOPLE.search(joined)) or (not prose and _SORTED_BY.search(joined) and (
+    if (prose and _SAID_OF_PEOPLE.search(joined)) or (not prose and _SORTED_HINT.search(joined)
+                                                       and _SORTED_BY.search(joined) and (
             _PEOPLE.search(joined) or _PEOPLE.search(call.task.lower()))):
         yield Finding("fairness.protected_attribute", False, "sorts, filters or describes candidates or staff "
                       "by age, sex, disability, origin or family", RiskTier.high)

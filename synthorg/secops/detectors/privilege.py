@@ -185,10 +185,14 @@ _CONTROLS_OFF = re.compile(r"\b(?:alert\w*|monitoring|siem\w*|audit\w*|pagerduty
                            r"|guardduty|falco|intrusion\w*|logging)\b[\w.-]*[\"']?\s*[:=]\s*[\"']?(?:false|off|disabled|no|0)\b")
 
 
+_CONTROL_WORD = fast_regex(r"alert|monitoring|siem|audit|pagerduty|opsgenie|detection|edr|waf|mfa|2fa|guardduty|falco"
+                           r"|intrusion|logging")
+
+
 def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...] = ()
                        ) -> Iterator[Finding]:
-    if call.action_type in ("fs:write", "net:http") and len(_CONTROLS_OFF.findall(
-            (call.text("content") + call.text("body")).lower())) >= 2:
+    if call.action_type in ("fs:write", "net:http") and _CONTROL_WORD.search(sent_text := (
+            call.text("content") + call.text("body")).lower()) and len(_CONTROLS_OFF.findall(sent_text)) >= 2:
         yield finding("privilege.guard_disabled", "switches off alerting, auditing or other security controls",
                       block=False, tier=RiskTier.high)
         return
