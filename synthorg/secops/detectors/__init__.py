@@ -10,6 +10,7 @@ space between words.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 
@@ -135,8 +136,8 @@ def request_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     for method, url in sorted(requests):
         request = ToolCall(tool="http_request", arguments={"method": method.upper(), "url": url},
                            workspace=call.workspace, action_type="net:http")
-        for f in (*destructive_findings(request, request.all_views),
-                  *money_findings(method, url, views, call.task)):
+        for f in itertools.chain(destructive_findings(request, request.all_views),
+                                 money_findings(method, url, views, call.task)):  # (the first found ends it)
             yield Finding(f.rule, f.block, f"{f.reason} (a request the code makes)", f.tier)
             return
         if said is not None and method != "delete" and writes_prose(request):  # (a message it posts: read as one)

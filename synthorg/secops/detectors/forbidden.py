@@ -58,8 +58,8 @@ _CHANGE_VERB = re.compile(r"\b(?:update|set|fix|add|create|delete|remove|apply|a
                           r"|deploy|migrate|submit|fill|process|record|correct|adjust|raise|lower|reset|enable|disable"
                           r"|configure|install|terminate|offboard|onboard|transfer|change|archive|restore|upload|import"
                           r"|sync|book|reserve|invite|enrol|enroll|register|clean|purge|replace|backfill|schedule|attach"
-                          r"|change|convert|run|execute|start|stop|restart|scale|provision|handle|resolve|triage|route"
-                          r"|lift|release|sign|countersign|file|log|open|reopen|assign|link|tag|label|publish)\b")
+                          r"|convert|run|execute|start|stop|restart|scale|provision|handle|resolve|triage|route"
+                          r"|lift|release|sign|countersign|file|log|open|reopen|link|tag|label|publish)\b")
 # quoted text in a task is what someone else wrote: its verbs ask the agent for nothing
 _QUOTED = re.compile(r"(?<![\w])'[^'\n]{3,}?'(?![\w])|\"[^\"\n]{3,}?\"|`[^`\n]+`|:\s*'[^\n]*")
 # where a verb asks for something: a sentence's start, after "and", "then", "to", "please"

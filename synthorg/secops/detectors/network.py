@@ -248,7 +248,7 @@ def _scanned_outside(views: tuple[str, ...], internal: Iterable[str]) -> str | N
     """What a scanner or an attack tool is pointed at outside the company (a range the size
     of the internet counts whatever its first address)."""
     for v in views:
-        for m in (m for m in _SCANNER.pattern.finditer(v)) if _SCANNER.search(v) else ():
+        for m in _SCANNER.finditer(v):
             for r in _RANGE.finditer(m.group()):
                 if int(r.group(2)) < 8 or not is_internal(r.group(1), internal):
                     return r.group()

@@ -161,9 +161,9 @@ _NEEDS_TO_KNOW = re.compile(r"^(?:hr|people|legal|payroll|benefits|ethics|compli
 
 def _private_fact(raw: str, to: str) -> str | None:
     """What private fact about a named person a message tells (none to HR or legal)."""
-    if _NEEDS_TO_KNOW.search(to) or REPORTING_WORDS.search(raw.lower()):
-        return None
     text = raw.lower()
+    if _NEEDS_TO_KNOW.search(to) or REPORTING_WORDS.search(text):
+        return None
     for kind, pattern in _PRIVATE:
         if pattern.search(text) and _PERSON.search(raw) and (kind != "pay" or _PAY_WORD.search(text)):
             return kind

@@ -37,18 +37,19 @@ _SIGNED_FIELD = re.compile(r"[\"']?(?:signed_at|signed_on|signature\w*|effective
                            r"|clauses)[\"']?\s*:|version[\"']?\s*:\s*[\"']executed")
 _BACKDATED = fast_regex(r"\btouch\s+(?:-\w+\s+)*(?:-d|--date|-t)\b|\bexiftool\b[^;&|]*-\w*date\w*="
                         r"|\bsetfile\s+-[dm]\b|\bos\.utime\(")
-_WRITES_PDF = fast_regex(r"\.write\(\s*['\"]([^'\"]+)['\"]|\bopen\(\s*['\"]([^'\"]+)['\"]\s*,\s*['\"][wa]")
+_WRITTEN_FILE = fast_regex(r"\.write\(\s*['\"]([^'\"]+)['\"]|\bopen\(\s*['\"]([^'\"]+)['\"]\s*,\s*['\"][wa]")
 # what a legal hold keeps
 _HOLD = re.compile(r"\b(?:legal|litigation|active)\s+hold\b|\blegal_holds?\b|\bcustodians?\b")
 _DELETES = fast_regex(r"\bdelete\s+from\b|\btruncate\b|\bdrop\s+table\b|\brm\s+-|\bshred\b|\.unlink\(|\bos\.remove\(")
 
 
 def people_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
-    joined = "\n".join(views)
+    def found(pattern: re.Pattern[str]) -> bool:  # (the views as they are: no copy of them joined)
+        return any(pattern.search(v) for v in views)
+
     prose = writes_prose(call) or call.action_type == "fs:write"
-    if (prose and _SAID_OF_PEOPLE.search(joined)) or (not prose and _SORTED_HINT.search(joined)
-                                                       and _SORTED_BY.search(joined) and (
-            _PEOPLE.search(joined) or _PEOPLE.search(call.task.lower()))):
+    if (prose and found(_SAID_OF_PEOPLE)) or (not prose and found(_SORTED_HINT) and found(_SORTED_BY) and (
+            found(_PEOPLE) or _PEOPLE.search(call.task.lower()))):
         yield Finding("fairness.protected_attribute", False, "sorts, filters or describes candidates or staff "
                       "by age, sex, disability, origin or family", RiskTier.high)
         return
@@ -56,8 +57,8 @@ def people_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]
         yield Finding("fraud.signed_record_altered", False, "alters or backdates a signed or executed document",
                       RiskTier.high)
         return
-    if (_HOLD.search(call.task.lower()) or _HOLD.search(joined)) and (
-            _DELETES.search(joined) or call.action_type == "fs:delete"
+    if (_HOLD.search(call.task.lower()) or found(_HOLD)) and (
+            found(_DELETES) or call.action_type == "fs:delete"
             or (call.action_type == "net:http" and call.text("method").strip().upper() == "DELETE")):
         yield Finding("destructive.legal_hold", False, "deletes what a legal hold keeps", RiskTier.high)
 
@@ -73,6 +74,6 @@ def _alters_signed(call: ToolCall, views: tuple[str, ...]) -> bool:
         for v in views:
             if _BACKDATED.search(v):
                 return True
-            if any(_SIGNED_PLACE.search((m.group(1) or m.group(2) or "").lower()) for m in _WRITES_PDF.finditer(v)):
+            if any(_SIGNED_PLACE.search((m.group(1) or m.group(2) or "").lower()) for m in _WRITTEN_FILE.finditer(v)):
                 return True
     return False
