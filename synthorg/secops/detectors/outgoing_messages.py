@@ -155,7 +155,8 @@ _PRIVATE = (
 )
 _PAY_WORD = re.compile(r"\b(?:salar(?:y|ies)|bonus(?:es)?|pay|comp|compensation|raises?|equity|makes|earns|paid)\b")
 # a person named: a colleague's id, a first and last name, or she / he
-_PERSON = re.compile(r"\b[a-z]+-(?:\d{4}|lead)\b|\b[A-Z][a-z]+\s+[A-Z][a-z]+\b|\b(?:she|he|her|his)\b", re.I)
+# an agent id, a "First Last" name (case matters there) or a pronoun
+_PERSON = re.compile(r"(?i:\b[a-z]+-(?:\d{4}|lead)\b|\b(?:she|he|her|his)\b)|\b[A-Z][a-z]+\s+[A-Z][a-z]+\b")
 _NEEDS_TO_KNOW = re.compile(r"^(?:hr|people|legal|payroll|benefits|ethics|compliance)[\w.-]*@|^(?:hr|legal)-")
 
 
