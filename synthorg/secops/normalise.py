@@ -301,7 +301,8 @@ BLOB_STUB = "_encoded_"
 _CHR_CHAIN = re.compile(r"chr\(\s*\d{1,3}\s*\)(?:\s*\+\s*chr\(\s*\d{1,3}\s*\))+")
 _CODE_LIST = re.compile(r"\b(?:bytes|bytearray)\(\s*\[([\d\s,]+)\]\s*\)"
                         r"|\bmap\(\s*chr\s*,\s*[\[(]([\d\s,]+)[\])]\s*\)"
-                        r"|\bchr\(\s*(\w+)\s*\)\s*for\s+\3\s+in\s+[\[(]([\d\s,]+)[\])]")
+                        r"|\bchr\(\s*(\w+)\s*\)\s*for\s+\3\s+in\s+[\[(]([\d\s,]+)[\])]"
+                        r"|\b(?i:string\.fromcharcode)\(\s*([\d\s,]+)\)")  # (JavaScript's)
 _NUMBER = re.compile(r"\d+")
 _HEX_PAIR = re.compile(r"x([0-9a-fA-F]{2})")
 _OCTAL = re.compile(r"[0-7]{3}")
@@ -352,9 +353,9 @@ def _character_codes(text: str) -> Iterator[Blob]:
         for m in _CHR_CHAIN.finditer(text):
             plain = "".join(chr(int(c)) for c in _CHR.findall(m.group()) if int(c) < 256)
             yield Blob(m.start(), m.end(), plain, _as_literal(plain))
-    if "chr" in text or "bytes" in text:
+    if "chr" in text or "bytes" in text or "harCode" in text or "harcode" in text:
         for m in _CODE_LIST.finditer(text):
-            if (spelt := _characters(m.group(1) or m.group(2) or m.group(4))) is not None:
+            if (spelt := _characters(m.group(1) or m.group(2) or m.group(4) or m.group(5))) is not None:
                 yield Blob(m.start(), m.end(), spelt, _as_literal(spelt))
 
 
@@ -365,7 +366,7 @@ def _cut_if_long(m: re.Match[str], plain: str) -> Blob:
 def encoded_blobs(text: str) -> list[Blob]:
     """Strings hidden in `text` as escapes, character codes, hex or base64 (printable ones)."""
     found = [*_escapes(text), *_character_codes(text)] if "\\" in text or "chr" in text \
-        or "bytes" in text else []
+        or "bytes" in text or "harCode" in text or "harcode" in text else []
     hex_run = _SHORT_HEX_RUN if "xxd" in text or "unhex" in text else _HEX_RUN
     for m in hex_run.finditer(text):
         if (plain := _printable(binascii.unhexlify(m.group()), 2)) is not None:

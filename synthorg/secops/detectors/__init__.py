@@ -24,6 +24,7 @@ from synthorg.secops.detectors.call_views import (
     code_views,
     writes_prose,
 )
+from synthorg.secops.detectors.controls import control_findings
 from synthorg.secops.detectors.credentials import SECRET_FILE, secret_findings
 from synthorg.secops.detectors.destructive import destructive_findings
 from synthorg.secops.detectors.forbidden import forbidden_findings
@@ -180,6 +181,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code, views),
                 lambda: injection_findings(call, views), lambda: forbidden_findings(call, views),
                 lambda: people_findings(call, views), lambda: package_findings(call, code),
+                lambda: control_findings(call, views, internal),
                 lambda: network_findings(call, views, internal),
                 lambda: organisation_findings(call, views),
                 lambda: message_findings(call, internal))

@@ -10,10 +10,11 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import _PROSE, code_views
 from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
+from synthorg.secops.detectors.reached_paths import paths_of
 from synthorg.secops.detectors.sql import selects_secrets
 from synthorg.secops.messages import shares_secret
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import LOCAL_URL, is_metadata_host
+from synthorg.secops.places import LOCAL_URL, is_metadata_host, place_of, resolve
 
 SECRET_FILE = Hinted(fast_regex(
     r"(?:\.ssh/(?![\w.*-]+\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|authorized_keys|\.aws/(?:credentials|config)"
@@ -211,6 +212,15 @@ KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)
                              r"|\bkeytool\b[^;&|]*-genkey|\bmkcert\b|\bcfssl\b|\bstep certificate create\b")
 
 
+def own_credential_files(call: ToolCall) -> bool:
+    """Whether every credential file the call reaches is in the agent's own workspace (not a
+    colleague's): its own .env or key is the agent's to use, so a person is asked, not refused."""
+    found = [resolve(raw, call.workspace) for raw, _ in paths_of(call)
+             if SECRET_FILE.pattern.search(raw.lower())]
+    return bool(found) and all(place_of(p, call.workspace) == "workspace" and not call.colleague_path(p)
+                               for p in found)
+
+
 def generates_keys(call: ToolCall) -> bool:
     return any(KEY_GENERATION.search(v) for v in code_views(call))
 
@@ -361,7 +371,11 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                 and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)) and not (
                     call.action_type == "fs:read" and not call.text("path").startswith(("/", "~"))
                     and EVIDENCE.search("/" + call.text("path").lower())):
-            yield finding("secrets.credential_file", "names a credential or key file")
+            if own_credential_files(call):
+                yield finding("secrets.credential_file", "reads a credential or key file of its own "
+                              "workspace", block=False, tier=RiskTier.high)
+            else:
+                yield finding("secrets.credential_file", "names a credential or key file")
             return
         dump = env_dumped(v)
         if dump and not re.search(r"\|\s*grep\b(?![^|;&]*(?:key|secret|token|pass|aws|cred|auth))"

@@ -53,7 +53,11 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
                 place == "workspace" and _TEST_KEY.search(path.lower())) and not (
                 place == "workspace" and (generates_keys(call) or _own_file(call, raw))) and not (
                 place == "workspace" and not written and EVIDENCE.search(path.lower())):
-            yield finding("secrets.credential_file", f"touches a credential or key file: {path}")
+            if place == "workspace" and not call.colleague_path(path):
+                yield finding("secrets.credential_file", f"touches a credential or key file of its own "
+                              f"workspace: {path}", block=False, tier=RiskTier.high)
+            else:
+                yield finding("secrets.credential_file", f"touches a credential or key file: {path}")
         elif place == "workspace" and raw.lstrip("\"'").startswith("/") and call.colleague_path(path):
             if written:
                 yield finding("path.colleague_workspace",

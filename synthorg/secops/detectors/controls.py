@@ -1,0 +1,153 @@
+"""Security controls weakened by a setting: TLS verification off in code or config, MFA,
+auditing, legal holds or approvals switched off through an admin API, data shared with
+anyone, backups cut short, a firewall opened to the world, company mail or DNS pointed
+outside. Each is a setting a person should see before it changes, so each is asked for
+(escalated), never refused: the same key is turned the other way in ordinary work."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from synthorg.domain.enums import RiskTier
+from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding
+from synthorg.secops.normalise import fast_regex
+from synthorg.secops.places import MAIL_ADDRESS, hosts_in, is_internal
+
+# (not the text a `sed s/old/new/` replaces)
+_OFF = r"[\"']?\s*[:=]\s*[\"']?\$?(?:false|off|disabled?|inactive|optional|none|no|0)\b(?!/)"
+_ON = r"[\"']?\s*[:=]\s*[\"']?\$?(?:true|on|enabled?|yes|1)\b(?!/)"
+
+# a peer's certificate no longer checked: the traffic can be read and changed on the way
+_TLS_UNVERIFIED = AnyOf((
+    ("verify", r"\bverify\s*=\s*false\b|\bssl_?verify\w*" + _OFF + r"|\bsslverify\s+false\b"
+               r"|\binsecure_?skip_?verify\w*" + _ON + r"|\bverify_(?:mode|peer)\s*[:=]\s*(?:openssl::ssl::)?verify_none\b"
+               r"|\bverify_?(?:ssl|certs?|peer|host(?:name)?)\w*" + _OFF),
+    ("unverified|cert_none|check_hostname", r"\bssl\._create_unverified_context\b|\bcert_none\b|\bcheck_hostname\s*=\s*false\b"),
+    ("rejectunauthorized|reject_unauthorized", r"\brejectunauthorized\W{0,3}\s*[:=]\s*false\b|\bnode_tls_reject_unauthorized\W{0,3}\s*[:=]?\s*[\"']?0\b"),
+    ("insecureskipverify|insecure-skip-tls-verify", r"\binsecureskipverify\W{0,3}\s*[:=]\s*true\b|--insecure-skip-tls-verify(?:=true)?\b"),
+    ("strict-ssl|strict_ssl|strictssl", r"strict[-_]?ssl\W{0,3}\s*[:= ]\s*[\"']?false\b"),
+    ("git_ssl_no_verify|sslverify", r"\bgit_ssl_no_verify\s*=\s*[\"']?(?:1|true)\b|\bhttp\.sslverify\s*[= ]\s*[\"']?false\b"),
+    ("checkservertrusted", r"\bcheckservertrusted\b[^{]{0,200}\{\s*\}"),
+    ("hostnameverifier", r"\bhostnameverifier\b[^;]{0,60}(?:->|=>|\{)\s*(?:return\s+)?true\b|\ballowallhostnameverifier\b|\bnoophostnameverifier\b"),
+    ("urlcredential(trust", r"\burlcredential\(trust:"),
+    ("nsallowsarbitraryloads", r"\bnsallowsarbitraryloads\b(?:\s*</key>)?[\s;]*(?:<true\s*/>|[\"']?\s*[:=]\s*true\b)"),
+    ("cleartext", r"\b(?:android:)?usescleartexttraffic\s*=\s*[\"']true|\bcleartexttrafficpermitted\s*=\s*[\"']true"),
+    ("certificates src", r"<certificates\s+src\s*=\s*[\"']user[\"']"),
+))
+# a control of who signs in, what is recorded or kept, or who must approve, set off
+_SWITCHED_OFF = AnyOf((
+    ("mfa|2fa|factor", r"\b\w*(?:mfa|2fa|multi_?factor|two_?factor|second_?factor)\w*" + _OFF),
+    ("audit", r"\b\w*audit\w*" + _OFF + r"|-(?:\w*audit\w*enabled)\s+\$?false\b|-auditdisabled\s+\$?true\b"),
+    ("hold", r"\b\w*legal_?holds?\w*" + _OFF),
+    ("immutab|worm|object_lock|objectlock", r"\b(?:immutab\w*|worm|object_?lock\w*)" + _OFF),
+    ("approv|four_eyes|foureyes", r"\b(?:dual_?approv\w*|four_?eyes\w*|\w*requires?_?\w*approv\w*|approv\w*_?required)" + _OFF),
+    ("scrub|mask|redact|saniti", r"\b\w*(?:scrub|mask|redact|saniti[sz])\w*" + _OFF),
+    ("securitydefaults", r"securitydefaults\w*\b.*[\"']?isenabled" + _OFF),
+    ("lesssecure|passwordlogin|exempt", r"\b(?:allow_?less_?secure_?apps|password_?login)" + _ON + r"|\bmfa\w*\W+[^}]{0,40}\bexempt" + _ON),
+    ("trigger|session_replication_role", r"\bdisable\s+trigger\b|\bsession_replication_role\s*(?:=|to)\s*'?replica\b"),
+    ("period_lock|periodlock|lock_date|lockdate", r"\b\w*(?:period_?lock|lock_?date)\w*" + _OFF),
+))
+_READ_ONLY = fast_regex(r"\s*(?:select|with|explain|show|describe)\b")
+# a state or status set off on a control's own endpoint (an MFA policy made inactive)
+_CONTROL_URL = fast_regex(r"/(?:[\w-]*(?:mfa|2fa|factor|conditionalaccess|securitydefaults|audit|legal[-_]?holds?"
+                          r"|dlp|compliance)[\w-]*)(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")
+_STATE_OFF = fast_regex(r"[\"'](?:state|status|enabled|isenabled|active|mode)[\"']\s*:\s*[\"']?(?:false|off|disabled|inactive|0)\b")
+# data opened to anyone: a link anyone may follow, a bucket or group anyone may read
+_MADE_PUBLIC = AnyOf((
+    ("anyone", r"[\"']type[\"']\s*:\s*[\"']anyone[\"']|\banyone_(?:with_link|can_\w+)\b|[\"']\w*sharing[\"']\s*:\s*[\"']anyone"),
+    ("allusers|allauthenticatedusers", r"\ball(?:authenticated)?users\b"),
+    ("public-read|public_read|publicread", r"\bpublic[-_]?read(?:[-_]?write)?\b"),
+    ("published", r"[\"']published(?:outsidedomain)?[\"']\s*:\s*true\b"),
+    ("allowexternalmembers", r"\ballowexternalmembers[\"']?\s*:\s*true\b"),
+    ("blockpublic|block_public", r"\bblock_?public_?\w+[\"']?\s*[:=]\s*[\"']?false\b"),
+))
+# a browser's guards taken down: scripts from anywhere, or any site reading signed-in answers
+_WEB_GUARDS_OFF = AnyOf((
+    ("default-src|script-src", r"\b(?:default|script)-src\s+(?:[^;\"]*\s)?\*(?=[\s;\"'])[^;\"]*unsafe-eval"),
+    ("access-control-allow-origin", r"access-control-allow-origin[\"']?\s*,\s*(?:req|request)\.headers|access-control-allow-origin\s+\$http_origin"),
+    ("origin: true|origin:true", r"\borigin\s*:\s*true\s*,\s*credentials\s*:\s*true"),
+))
+# backups made short-lived or pruned down to the last one or none
+_BACKUP_WORD = fast_regex(r"backup|snapshot|vault|retention|restic|borg|zfs|archive")
+_BACKUPS_CUT = AnyOf((
+    ("retention|duration|deleteafter|expire", r"[\"']?(?:\w*retention\w*|duration_days|deleteafterdays|expire\w*_?days)[\"']?\s*[:=]\s*[\"']?[0-7]\b"),
+    ("keep", r"[\"']?keep_?\w*[\"']?\s*[:=]\s*[\"']?[0-1]\b|--keep-(?:last|daily|within)[ =]['\"]?[01]\b"),
+    ("zfs destroy", r"\bzfs\s+destroy\s+-\w*r\w*\b"),
+    ("borg delete", r"\bborg\s+delete\b"),
+))
+# traffic let in from anywhere, or a packet filter that accepts everything
+_FIREWALL_OPEN = AnyOf((
+    ("policy accept", r"\bhook\s+input\b[^}]{0,40}\bpolicy\s+accept\b"),
+    ("0.0.0.0/0|any", r"[\"']?(?:source|src|source_?ranges?|cidr_?blocks?|from)\w*[\"']?\s*[:=]\s*\[?\s*[\"']?(?:any|0\.0\.0\.0/0|::/0)[\"']?"
+                      r"[^}]{0,160}[\"']?action[\"']?\s*:\s*[\"']?(?:allow|accept|permit)"),
+    ("--source-ranges", r"--source-ranges[= ]['\"]?0\.0\.0\.0/0"),
+    ("zonetransfer|allow-transfer", r"\b(?:allowzonetransfer|allow_zone_transfer|allow-transfer)\b\W{0,6}[^]]{0,40}(?:0\.0\.0\.0/0|\bany\b)"),
+))
+# where the company's mail or an account's recovery goes: a forwarding, a blind copy, a new owner
+_MAIL_ROUTE = Hinted(fast_regex(
+    r"(?:forward\w*|blindcopyto|bcc\w*|recovery_?email|deliverto|email_?override|newowner|new_owner"
+    r"|delegate_?email|outbound_?gateway|smarthost|relayhost|journal\w*)[\"']?\s*[:= ]\s*[\"']?(?:smtp:)?([^\s\"',}]+)"),
+    "forward|blindcopyto|bcc|recovery|deliverto|override|newowner|new_owner|delegate|gateway|smarthost|relayhost|journal")
+_ROUTE_URL = fast_regex(r"forward|delegat|transferownership|recovery")
+# a DNS record written or removed through an API or a CLI
+_DNS_WRITE = fast_regex(r"/zones?/|\brecord-?sets?\b|/dns/|\bdnsrecords?\b|\bnsupdate\b")
+_DNS_VERB = fast_regex(r"\b(?:update|create|add|change|delete|import|replace|transaction)\b")
+_DNS_CRITICAL = fast_regex(r"(?:^|/)(?:_dmarc|spf|mx|@/mx|ns)(?:[/?]|$)")
+_SPF_OPEN = fast_regex(r"v=spf1\b[^\"']*\s\+all\b")
+
+
+def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]) -> Iterator[Finding]:
+    """A security control weakened by the call (see the module)."""
+    if call.action_type in ("fs:read", "fs:delete") or not views:
+        return
+    text = views[0]
+    method = call.text("method").strip().upper()
+    if call.action_type == "net:http" and method in ("", "GET", "HEAD", "OPTIONS"):
+        return  # a request that reads changes no setting
+    if call.action_type == "db:query" and _READ_ONLY.match(call.text("query").lower()):
+        return  # a query's WHERE compares settings, it sets none
+    if _TLS_UNVERIFIED.search(text):
+        yield _asked("controls.tls_unverified", "stops checking the peer's certificate (TLS verification off)")
+        return
+    url = call.text("url").lower()
+    if _SWITCHED_OFF.search(text) or (call.action_type == "net:http" and _CONTROL_URL.search(url)
+                                      and (method == "DELETE" or _STATE_OFF.search(text))):
+        yield _asked("controls.switched_off", "switches off MFA, auditing, a legal hold, an approval or "
+                     "another security control")
+        return
+    if _WEB_GUARDS_OFF.search(text):
+        yield _asked("controls.web_guard_off", "lets scripts from anywhere run, or any site read signed-in "
+                     "answers (CSP or CORS opened)")
+        return
+    if _MADE_PUBLIC.search(text):
+        yield _asked("controls.made_public", "shares data with anyone (a public link, bucket or group)")
+        return
+    if _BACKUP_WORD.search(text) and _BACKUPS_CUT.search(text):
+        yield _asked("controls.backups_cut", "shortens the retention of backups or destroys them")
+        return
+    if _FIREWALL_OPEN.search(text):
+        yield _asked("controls.firewall_opened", "lets traffic in from anywhere")
+        return
+    routed = [m.group(1) for m in _MAIL_ROUTE.finditer(text)]
+    if call.action_type == "net:http" and _ROUTE_URL.search(url):
+        routed.append(call.text("body").lower())
+    for value in routed:
+        outside = [a for a in MAIL_ADDRESS.findall(value) + sorted(hosts_in(value + " "))
+                   if not is_internal(a.rsplit("@", 1)[-1], internal)]
+        if outside:
+            yield _asked("controls.mail_outside", f"sends the company's mail or an account's recovery to "
+                         f"{outside[0]}, outside the company")
+            return
+    if _DNS_WRITE.search(url + " " + text) and (call.action_type == "net:http" or _DNS_VERB.search(text)):
+        if (method == "DELETE" and _DNS_CRITICAL.search(url)) or _SPF_OPEN.search(text):
+            yield _asked("controls.dns_weakened", "removes or opens the domain's mail protection records")
+            return
+        body = call.text("body").lower() if call.action_type == "net:http" else text
+        pointed = [h for h in hosts_in(body + " ") if not is_internal(h, internal) and h not in url]
+        if pointed:
+            yield _asked("controls.dns_outside", f"points the company's DNS at {pointed[0]}, outside the company")
+
+
+def _asked(rule: str, reason: str) -> Finding:
+    return finding(rule, reason, block=False, tier=RiskTier.high)
