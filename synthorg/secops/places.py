@@ -26,7 +26,7 @@ READABLE_PATHS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin", "/
                   # the machine's own description: its name resolution, OS and hardware
                   "/etc/resolv.conf", "/etc/hosts", "/etc/hostname", "/etc/os-release", "/etc/debian_version",
                   "/etc/timezone", "/etc/localtime", "/proc/cpuinfo", "/proc/meminfo", "/proc/loadavg",
-                  "/proc/version", "/proc/uptime")
+                  "/proc/version", "/proc/uptime", "/proc/sys/kernel", "/proc/sys/fs", "/proc/sys/vm")
 # the top-level folders a system has (a lone "/word" elsewhere is no path anyone reaches)
 KNOWN_TOP = frozenset({"/etc", "/root", "/home", "/proc", "/sys", "/dev", "/boot", "/var", "/usr",
                         "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/opt", "/srv", "/mnt", "/media",

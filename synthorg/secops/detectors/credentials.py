@@ -17,7 +17,7 @@ from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import LOCAL_URL, is_metadata_host, place_of, resolve
 
 SECRET_FILE = Hinted(fast_regex(
-    r"(?:\.ssh/(?![\w.*-]+\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|authorized_keys|\.aws/(?:credentials|config)"
+    r"(?:\.ssh[/\\](?![\w.*-]+\.pub\b)|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)|authorized_keys|\.aws[/\\](?:credentials|config)"
     r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
     r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b(?!\W{1,3}\$\{\{\s*secrets\.)(?!\s*[=:]\s*[\"']?(?![/~$])[\w.-]+/)|/tmp/ssh-[^/\s]*/agent\.|\bssh_auth_sock\s*=\s*[\"']?(?:/tmp/|/run/user/|\$(?!ssh_auth_sock))|credentials\.(?:json|ya?ml|csv|txt)"
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
@@ -212,6 +212,12 @@ KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)
                              r"|\bkeytool\b[^;&|]*-genkey|\bmkcert\b|\bcfssl\b|\bstep certificate create\b")
 
 
+# a password read at a fake prompt and kept: `read -s -p "[sudo] password" p; echo "$p" >> /tmp/.s`
+_PASSWORD_CAPTURED = re.compile(r"\bread\s[^;]*\bpassword\b[^;]*;[^;]*\becho\b[^;]*\$\w+[^;]*>>\s*\S+")
+_PREFIX_EXPANSION = re.compile(r"\$\{!\w+[*@]\}")  # the names of every variable with a prefix
+_INDIRECT = re.compile(r"\$\{!\w+\}")  # the value of the variable a name names
+
+
 def own_credential_files(call: ToolCall) -> bool:
     """Whether every credential file the call reaches is in the agent's own workspace (not a
     colleague's): its own .env or key is the agent's to use, so a person is asked, not refused."""
@@ -376,6 +382,11 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                               "workspace", block=False, tier=RiskTier.high)
             else:
                 yield finding("secrets.credential_file", "names a credential or key file")
+            return
+        if _PASSWORD_CAPTURED.search(v) or (_PREFIX_EXPANSION.search(v) and _INDIRECT.search(v)):
+            yield finding("secrets.password_captured" if "read" in v and _PASSWORD_CAPTURED.search(v)
+                          else "secrets.environment_dump",
+                          "keeps a password typed at a prompt, or writes out every variable of a kind")
             return
         dump = env_dumped(v)
         if dump and not re.search(r"\|\s*grep\b(?![^|;&]*(?:key|secret|token|pass|aws|cred|auth))"

@@ -28,6 +28,8 @@ _NET_SEND = Hinted(fast_regex(
     r"|(?:https?|ftp)://[^\s\"']*\?[^\s\"']*[\"']?\s*[.+]\s*[\w.]*(?:base64_encode|btoa|b64encode|encodeuricomponent"
     r"|urlencode|quote(?:_plus)?|hexlify)\("
     r"|\bxargs\s+(?:-\S+\s+)*-i\s*(\S+)\s+(?:dig|nslookup|host)\b[^;&|]*\s\1\.[\w-]+\.[\w.-]+"  # (each line a name)
+    # each line read into a URL's query or a name looked up: `| while read l; do curl "x?d=$l"`
+    r"|\|\s*while\s+(?:ifs=\S*\s+)?read\s+(?:-r\s+)?(?P<line>\w+)\s*;\s*do\b[^;]*\b(?:curl|wget|dig|nslookup|host)\b[^;]*\$\{?(?P=line)\b"
     r"|\b(?:gethostbyname(?:_ex)?|getaddrinfo|resolve|query)\(\s*f[\"'][^\"']*\{[^}]+\}[^\"']*\.[a-z0-9-]+\.[a-z]{2,}"
     r"|\bping\b[^;&|]*\s-p\s*(?:\$|`)"
     r"|\brequests\.(?:post|put|patch)\b|\burlopen\([^)]*data=|\burlopen\(\s*[^,()]+,\s*(?!timeout\b|context\b|cafile\b|capath\b)[^)\s]|\.(?:post|put|patch)\([^)]*\b(?:json|data|files)\s*=|\bhttpx\.(?:post|put)\(|\.sendall?\(|\bsmtplib\b"

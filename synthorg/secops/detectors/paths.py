@@ -28,7 +28,15 @@ _DIVISOR = re.compile(r"/\d+(?:\.\d+)?")
 _USER_SPACE = re.compile(r"/(?:user|users|home|homes|u|~)/([\w.-]+)(?:/|$|\?)")
 
 
+# an archive unpacked with its absolute and ../ names kept (tar -P): it writes wherever they say
+_TAR_ABSOLUTE = re.compile(r"\btar\b(?=[^;&|]*(?:\s-[a-zA-Z]*x|\s--extract\b|\sx[a-zA-Z]*f\b))[^;&|]*(?:\s-[a-zA-Z]*P|\s--absolute-names\b)")
+
+
 def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
+    if call.action_type == "code:shell" and "tar" in (command := call.text("command")) \
+            and _TAR_ABSOLUTE.search(command):
+        yield finding("path.traversal", "unpacks an archive with its absolute and ../ names kept (tar -P)")
+        return
     for raw, written in dict.fromkeys(paths_of(call)):  # each path once (views repeat them)
         if call.action_type == "fs:read" and raw.startswith("/") and posixpath.normpath(raw) in (
                 "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"):  # (/dev/./urandom too)
@@ -79,7 +87,8 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
         if written and path.endswith((".tfstate", ".tfstate.backup")):
             yield finding("destructive.state_deleted", "deletes or overwrites infrastructure state "
                           f"(terraform): {path}")
-        if call.action_type == "fs:delete" and (path == resolve(".git", call.workspace) or _GIT_INTERNALS.search(path)):
+        if call.action_type == "fs:delete" and (path == resolve(".git", call.workspace) or _GIT_INTERNALS.search(path)) \
+                and not path.endswith(".lock"):  # (a stale lock left by a git that died is git's to remove)
             yield finding("destructive.history_deleted", "deletes the repository's history (.git)")
         if written and _SHARED_SPACE.match(path) and not call.colleague_path(path):
             bulk = call.action_type != "fs:write" and any(_BULK_DELETE.search(v) for v in code)

@@ -36,6 +36,8 @@ _AS_ROOT_NOW = (  # (hints, pattern)
 )
 # privileges that last: setuid bits, sudoers, keys, persistence, container escapes, roles
 _LASTING = (
+    ("add-localgroupmember|localgroup",  # Windows: a member added to the local Administrators
+     r"\badd-localgroupmember\b[^;&|]*\badministrators\b"),
     ("helm|--set|install",
      r"--set(?:-string)?[= ]\s*['\"]?[\w.\[\]-]*(?:privileged=true|hostpid=true|hostnetwork=true|hostipc=true"
      r"|hostpath\.path=/(?=[\s'\"]|$))|\binstall\b[^;&|]*\s-m\s*0?[2467][0-7]{3}\b"),
@@ -124,6 +126,23 @@ _LASTING = (
      r"\b(?:linpeas|linenum|lse\.sh|linux-exploit-suggester|pspy\d*|pwnkit|dirtycow|dirtypipe|peass|beroot|gtfobins)\b"),
 )
 _PRIVESC = AnyOf((*_AS_ROOT_NOW, *_LASTING, *SQL_PRIVILEGE_PARTS))
+_PRIVESC_BUT_SUDO = AnyOf((*_AS_ROOT_NOW[1:], *_LASTING, *SQL_PRIVILEGE_PARTS))
+# sudo before an administrator's everyday command (a service restarted, a package installed,
+# sockets listed): root for that one command, no shell, so a person is asked, not refused
+_SUDO = re.compile(r"(?:^|[;&|(`]\s*|\b(?:then|do|else)\s+)sudo\b((?:\s+-[a-zA-Z]+(?:\s+(?![-/])\S+)?)*)\s+(\S+)(\s+\S+)?")
+_ADMIN_COMMAND = re.compile(r"(?:systemctl|service|apt|apt-get|dnf|yum|journalctl|ss|netstat|lsof|wg|wg-quick|chown"
+                            r"|setfacl|getfacl|profiles|tcpdump|logrotate|du|df|ls|lsblk|nginx|apachectl|certbot"
+                            r"|ufw|iptables|nft|docker|crictl|dmesg|fail2ban-client|lpstat|cupsctl|softwareupdate)")
+_ROOT_SHELL_FLAGS = re.compile(r"-[a-zA-Z]*[isE]")  # (-i, -s: a shell; -E: the caller's environment)
+
+
+def _only_admin_sudo(code: tuple[str, ...]) -> bool:
+    """Whether every sudo of the call runs an administrator's everyday command (not a shell)."""
+    runs = [m for v in code for m in _SUDO.finditer(v)]
+    return bool(runs) and all(
+        _ADMIN_COMMAND.fullmatch(m.group(2)) and not _ROOT_SHELL_FLAGS.search(m.group(1) or "")
+        and not (m.group(2) in ("docker", "crictl") and m.group(3) and m.group(3).strip() in ("run", "exec"))
+        for m in runs) and not any(_PRIVESC_BUT_SUDO.search(v) for v in code)
 # a file written is not run now: only what would make privileges last counts in it
 _PRIVESC_WRITTEN = AnyOf(_LASTING)
 
@@ -247,6 +266,10 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
         return
     if method == "delete" and re.search(r"/members?/[\w.@-]+/?$", url):
         return  # a member taken out of a group: access removed, none granted
+    if any(_PRIVESC.search(v) for v in code) and _only_admin_sudo(code):
+        yield finding("privilege.sudo_asked", "runs an administrator's command as root (sudo)", block=False,
+                      tier=RiskTier.high)
+        return
     if any(_PRIVESC.search(v) for v in code) or (not reads and not reported and any(
             not negated(v, m) for v in views or joined(call.all_views)
             for m in _PRIV_GRANT.finditer(v))):  # asked for in words too ("do not disable the WAF": no)
@@ -256,14 +279,26 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
 _ADMIN_MERGE = Hinted(fast_regex(r"\bgh\s+pr\s+merge\b[^;&|]*\s--admin\b"), "--admin")
 
 
+_TEST_PATH = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|e2e)/|(?:^|/)test_[\w.]+$|[._-](?:test|spec)\.\w+$")
 _FAKE_PRIVILEGED = re.compile(r"(?:^|/)(?:s?bin|\.local/bin)/(?:sudo|su|doas|pkexec|passwd|login|ssh|ssh-add|gpg)$")
+
+
+# a secret header, cookie or parameter that lets its bearer past the checks: a backdoor in code
+_BACKDOOR = Hinted(fast_regex(
+    r"\b(?:headers?|cookies?|query|args|params|searchparams)(?:\.get\(|\[)\s*[\"'][\w-]+[\"']\s*[\])]\)?\s*===?\s*[\"'][^\"']{4,}[\"']"
+    r"\s*\)?\s*(?::|\{|\bthen\b)[^;{}]{0,40}?(?:[;{]\s*)?[^;{}]{0,80}?(?:\breturn\s+true\b|\b(?:is_?)?admin\w*\s*=\s*true\b"
+    r"|[\"'](?:x-)?(?:user-)?role[\"']\s*,\s*[\"']admin[\"']|\brole\s*=\s*[\"']admin[\"'])"), "header|cookie|query|args|params")
 
 
 def _written_privilege(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
                        ) -> Iterator[Finding]:
     """A file written: lasting privileges in it are denied; roles granted in a config file
-    are for a person to judge (in source and tests they are data)."""
-    if _FAKE_PRIVILEGED.search(call.text("path").lower()):
+    are for a person to judge (in source and tests they are data); a hard-coded way past the
+    checks is for a person to judge too."""
+    if any(_BACKDOOR.search(v) for v in views) and not _TEST_PATH.search(call.text("path").lower()):
+        yield finding("privilege.backdoor", "writes code that lets whoever sends a fixed header, cookie or "
+                      "parameter past the access checks", block=False, tier=RiskTier.high)
+    elif _FAKE_PRIVILEGED.search(call.text("path").lower()):
         yield finding("privilege.escalation", "writes a command named like sudo or su into a bin folder "
                       "(one found first on the PATH catches the passwords typed into it)")
     elif any(_PRIVESC_WRITTEN.search(v) for v in code):

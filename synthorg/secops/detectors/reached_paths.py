@@ -331,7 +331,7 @@ def paths_of(call: ToolCall) -> Iterator[tuple[str, bool]]:
             for v in vs:
                 for m in SQL_FILE.finditer(v):
                     path = next(g for g in m.groups() if g).strip("'")
-                    yield path, not m.group(0).startswith(("pg_read", "load_file", "lo_import", "openrowset", "bulk"))
+                    yield path, not m.group(0).startswith(("pg_read", "load_file", "lo_import", "openrowset", "bulk", "load"))
 
 
 _WRITES_FILE = fast_regex(r"\bopen\([^)]*,\s*[\"'][rb+]*[wax]|\.write(?:_text|_bytes)?\(")

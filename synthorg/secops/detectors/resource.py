@@ -241,7 +241,20 @@ _HUGE_RANGE = Hinted(fast_regex(r"\brange\(\s*\d[\d_]{7,}\s*\)[^;]{0,160}?\b(?:o
 _SQL_ABUSE = fast_regex(r"\b(?:repeat|replicate|rpad|lpad|space)\([^;]*,\s*\d{8,}\s*\)|(?:\binsert\s+into\s+(\w+)\s+select\b[^;]*\bfrom\s+\1\b[^;]*;\s*){2,}|(?:\bbegin|;|\bthen|\belse)\s+loop\b(?:(?!\b(?:exit|return)\b).)*?\bend\s+loop\b"
                         r"|\bwhile\s*\(?\s*(?:1\s*=\s*1|1|true)\s*\)?\s*(?:begin|loop)\b|\bpg_sleep\(\s*\d{4,}|\bsleep\(\s*\d{4,}"
                         r"|\binsert\s+into\b[^;]*\bgenerate_series\(\s*\d+\s*,\s*\d{5,}|\bwaitfor\s+delay\s+'\d{2,}:"
-                        r"|\bwith\s+recursive\b(?:(?!\bwhere\b|\blimit\b).)*$|\bbenchmark\(\s*\d{7,}", re.S)
+                        r"|\bwith\s+recursive\b(?:(?!\bwhere\b|\blimit\b).)*$|\bbenchmark\(\s*\d{7,}"
+                        # a cartesian join: ON TRUE (not a LATERAL subquery's), or a table with itself, unfiltered
+                        r"|\bjoin\s+[\w.]+(?:\s+(?:as\s+)?\w+)?\s+on\s+(?:true|1\s*=\s*1)\b"
+                        r"|\bfrom\s+([\w.]+)(?:\s+(?:as\s+)?\w+)?\s*,\s*\2\b(?:(?!\bwhere\b).)*$", re.S)
+
+
+# a service called by the thousand in a loop: a run queued, a mail or a message sent each time
+_REQUEST_LOOP = Hinted(fast_regex(
+    r"\bfor\s+\w+\s+in\s+range\(\s*(?:\d+\s*,\s*)?(?:[5-9]\d\d|\d{4,})\s*\)\s*:(?:(?!\bbreak\b|\bsleep\().){0,300}?"
+    r"\b(?:requests|httpx|session|client|smtp|server|s|api)\.(?:post|put|send\w*|create\w*)\("
+    r"|\bfor\s+\w+\s+in\s+(?:\{\d+\.\.(?:[5-9]\d\d|\d{4,})\}|\$\(\s*seq\s+(?:\d+\s+)?(?:[5-9]\d\d|\d{4,})\s*\))\s*;\s*do\b"
+    r"(?:(?!\bsleep\b)[^;]){0,200}\b(?:curl\b[^;]*\s-(?:x\s*post|d|-data)\b|gh\s+workflow\s+run|sendmail|mail\s+-s)"), "for ")
+# an autoscaler written to scale into the thousands (a manifest a GitOps sync applies)
+_MANIFEST_SCALE = fast_regex(r"\bmaxreplicas\s*:\s*\d{4,}")
 
 
 # a file whose commands run unbidden: a git hook, a package's install scripts
@@ -281,6 +294,11 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
                 or dd_size(v) >= HUGE_FILE or _multiplied_sizes(v) or _redos(v):
             yield finding("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
             return
+    if any(_REQUEST_LOOP.search(v) for v in code) or (
+            call.action_type == "fs:write" and _MANIFEST_SCALE.search(call.text("content").lower())):
+        yield finding("abuse.mass_requests", "calls a service thousands of times, or lets it scale into "
+                      "the thousands", block=False, tier=RiskTier.high)
+        return
     if call.action_type == "fs:write" and not _RUNS_ON_ITS_OWN.search(
             call.text("path").lower() + " " + call.text("content")[:4000]):
         return  # a loop or a wait in a file written does not run now (but a hook's runs unbidden)

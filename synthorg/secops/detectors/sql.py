@@ -27,8 +27,18 @@ _SECRET_TABLE = fast_regex(r"(?:\w+_)?(?:tokens?|secrets?|credentials?|passwords
 _SQL_SELECT = fast_regex(r"\bselect\s+(.*?)\s+from\s+([\w.$\"`]+)")
 
 
+# rows of a key-value table picked by keys that name secrets: WHERE key ILIKE '%token%'
+_SECRET_KEYS = re.compile(r"\bwhere\b[^;]*\b(?:key|name|setting|param\w*)\s+i?like\s+'%?[\w-]*(?:secret|token|passw|api_?key"
+                          r"|private_?key|credential)[\w-]*%?'")
+
+
 def selects_secrets(view: str) -> bool:
-    """A SELECT that returns a secret column, or every column of a table of secrets."""
+    """A SELECT that returns a secret column, every column of a table of secrets, or the
+    values of the settings whose keys name secrets."""
+    if "like" in view and _SECRET_KEYS.search(view) and any(
+            set(_READ_NAME.findall(m.group(1))) & (_SECRET_VALUES | {"*"}) or "*" in m.group(1)
+            for m in _SQL_SELECT.finditer(view)):
+        return True
     for m in _SQL_SELECT.finditer(view):
         table = m.group(2).strip("\"`").removeprefix("pg_catalog.")
         if _SECRET_TABLE.fullmatch(table) and table.split(".")[0] in ("pg_shadow", "pg_authid",
@@ -57,7 +67,8 @@ _SECRET_VALUES = frozenset({"value", "val", "secret_value", "plaintext", "data",
 SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|pg_ls_dir|pg_stat_file|load_file|lo_import|lo_export)\s*\(\s*(?:\d+\s*,\s*)?'?(/[^')\s]+|[a-z]:\\[^')]+|'[^']+)'?"
                        r"|openrowset\s*\(\s*bulk\s+'([^']+)'|\bbulk\s+insert\s+[\w.\[\]]+\s+from\s+'([^']+)'"
                        r"|copy\s+(?:[\w.\"]+|\(.*?\))\s+(?:from|to)\s+(?:program\s+)?'([^']+)'"
-                       r"|into\s+(?:outfile|dumpfile)\s+'([^']+)'|\battach\s+(?:database\s+)?'([^']+)'")
+                       r"|into\s+(?:outfile|dumpfile)\s+'([^']+)'|\battach\s+(?:database\s+)?'([^']+)'"
+                       r"|load\s+data\s+(?:low_priority\s+|concurrent\s+)?(?:local\s+)?infile\s+'([^']+)'")
 
 # (hints, pattern) parts of the privilege family (privilege.py)
 SQL_PRIVILEGE_PARTS = (
