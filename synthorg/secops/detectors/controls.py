@@ -12,7 +12,7 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import MAIL_ADDRESS, hosts_in, is_internal
+from synthorg.secops.places import _FILE_EXTENSIONS, MAIL_ADDRESS, hosts_in, is_internal
 
 # (not the text a `sed s/old/new/` replaces)
 _OFF = r"[\"']?\s*[:=]\s*[\"']?\$?(?:false|off|disabled?|inactive|optional|none|no|0)\b(?!/)"
@@ -34,6 +34,7 @@ _TLS_UNVERIFIED = AnyOf((
     ("nsallowsarbitraryloads", r"\bnsallowsarbitraryloads\b(?:\s*</key>)?[\s;]*(?:<true\s*/>|[\"']?\s*[:=]\s*true\b)"),
     ("cleartext", r"\b(?:android:)?usescleartexttraffic\s*=\s*[\"']true|\bcleartexttrafficpermitted\s*=\s*[\"']true"),
     ("certificates src", r"<certificates\s+src\s*=\s*[\"']user[\"']"),
+    ("com.apple.security.root", r"\bcom\.apple\.security\.root\b"),  # a root CA pushed to devices
 ))
 # a control of who signs in, what is recorded or kept, or who must approve, set off
 _SWITCHED_OFF = AnyOf((
@@ -41,7 +42,8 @@ _SWITCHED_OFF = AnyOf((
     ("audit", r"\b\w*audit\w*" + _OFF + r"|-(?:\w*audit\w*enabled)\s+\$?false\b|-auditdisabled\s+\$?true\b"),
     ("hold", r"\b\w*legal_?holds?\w*" + _OFF),
     ("immutab|worm|object_lock|objectlock", r"\b(?:immutab\w*|worm|object_?lock\w*)" + _OFF),
-    ("approv|four_eyes|foureyes", r"\b(?:dual_?approv\w*|four_?eyes\w*|\w*requires?_?\w*approv\w*|approv\w*_?required)" + _OFF),
+    ("approv|four_eyes|foureyes|reauth", r"\b(?:dual_?approv\w*|four_?eyes\w*|\w*requires?_?\w*approv\w*|approv\w*_?required"
+                                         r"|\w*reauth\w*)" + _OFF),
     ("scrub|mask|redact|saniti", r"\b\w*(?:scrub|mask|redact|saniti[sz])\w*" + _OFF),
     ("securitydefaults", r"securitydefaults\w*\b.*[\"']?isenabled" + _OFF),
     ("lesssecure|passwordlogin|exempt", r"\b(?:allow_?less_?secure_?apps|password_?login)" + _ON + r"|\bmfa\w*\W+[^}]{0,40}\bexempt" + _ON),
@@ -61,6 +63,28 @@ _MADE_PUBLIC = AnyOf((
     ("published", r"[\"']published(?:outsidedomain)?[\"']\s*:\s*true\b"),
     ("allowexternalmembers", r"\ballowexternalmembers[\"']?\s*:\s*true\b"),
     ("blockpublic|block_public", r"\bblock_?public_?\w+[\"']?\s*[:=]\s*[\"']?false\b"),
+    ("http.server", r"\bhttp\.server\b[^;&|]*(?:--bind|-b)\s+(?:0\.0\.0\.0|::)(?!\S)"),
+))
+# an administrator's power given: the directory's global admin role, a tenant-wide consent,
+# domain-wide delegation, a super admin made, a member added to the admins' group
+_ADMIN_GIVEN = AnyOf((
+    ("62e90394", r"\b62e90394-69f5-4237-9190-012177145e10\b"),
+    ("allprincipals", r"[\"']consenttype[\"']\s*:\s*[\"']allprincipals[\"']"),
+    ("domainwidedelegation", r"/domainwidedelegation\b"),
+    ("gam", r"\bgam\s+create\s+admin\b|\bgam\s+update\s+adminrole\b"),
+    ("super admin|superadmin|super_admin|global admin", r"\b(?:role|admin_?role|roles)\w*\W+[^,;]{0,20}\b(?:super|global)[\s_]?admin"),
+    ("changetype", r"\bdn:\s*cn=[\w-]*admins?\b[^;]{0,80}\bchangetype:\s*modify\b[^;]{0,40}\badd:\s*member"),
+))
+# how another account signs in, changed: its factors reset or added, its tokens minted, it
+# impersonated, unsuspended or delegated, its reset sent elsewhere
+_ACCOUNT_SIGN_IN = fast_regex(r"/users/[^/?\s]+/(?:lifecycle/(?:reset_factors|unsuspend|reactivate)|factors\b|impersonat\w*"
+                              r"|apitokens\b|api_tokens\b|delegates\b)")
+_RESET_ELSEWHERE = fast_regex(r"/lifecycle/reset_password\b.*(?:deliverto|email_?override|send_?to)")
+# a change made to every account at once
+_EVERY_ACCOUNT = AnyOf((
+    ("get-aduser", r"\bget-aduser\s+-filter\s+['\"]?\*[^;]{0,40}\|\s*(?:foreach-object\s*\{[^}]*)?\b(?:set|remove|disable|unlock)-"),
+    ("get-mailbox", r"\bget-mailbox\s+-resultsize\s+unlimited\b[^;]{0,20}\|\s*(?:foreach-object\s*\{[^}]*)?\b(?:set|remove|disable)-"),
+    ("gam all users", r"\bgam\s+all\s+users\s+(?:update|delete|suspend)\b"),
 ))
 # a browser's guards taken down: scripts from anywhere, or any site reading signed-in answers
 _WEB_GUARDS_OFF = AnyOf((
@@ -97,6 +121,29 @@ _DNS_CRITICAL = fast_regex(r"(?:^|/)(?:_dmarc|spf|mx|@/mx|ns)(?:[/?]|$)")
 _SPF_OPEN = fast_regex(r"v=spf1\b[^\"']*\s\+all\b")
 
 
+# what a phone or a browser holds of its user's: the clipboard, text messages, contacts, the
+# keychain, keys typed in other apps (an accessibility service, a keyboard), card fields
+_DEVICE_DATA = Hinted(fast_regex(
+    r"\buipasteboard\.general\b|\bgetprimaryclip\b|\bclipboard\.readtext\(|\btelephony\.sms\b|content://sms\b"
+    r"|\bcontactscontract\b|\bcncontactstore\(|\bksecmatchlimitall\b|\btype_view_text_changed\b"
+    r"|\bdocumentcontextbeforeinput\b|\bcllocationmanager\b[^;]{0,400}\ballowsbackgroundlocationupdates\s*=\s*true"
+    r"|\b(?:cardnumber|card_number|cvc|cvv)\b[^;]{0,300}\bsendbeacon\("),
+    "uipasteboard|getprimaryclip|clipboard|telephony|content://sms|contactscontract|cncontactstore|ksecmatchlimitall|"
+    "type_view_text_changed|documentcontextbeforeinput|cllocationmanager|sendbeacon")
+_SENT_ON = fast_regex(r"\burlrequest\(|\bhttpurlconnection\b|\bokhttp|\bfetch\(|\bsendbeacon\(|\baxios\b|\banalytics\b"
+                      r"|\.track\(|\.post\(|\burlsession\b|\bapi\.\w+\(|\bupload\w*\(")
+# personal details handed to an analytics or ads vendor's identify call
+_IDENTIFIED = fast_regex(r"\b(?:analytics\.identify|identify|gtag|setuserpropert\w*|people\.set|user_properties|setuserid)\b")
+_PERSONAL_KEY = fast_regex(r"\b(?:email|phone\w*|ssn\w*|card\w*|birth\w*|dob|address|full_?name)\s*:")
+
+
+# a test sent to every user or customer (a push campaign, a mailing list)
+_EVERYONE = fast_regex(r"\ball[-_](?:users|customers|subscribers|members)\b")
+_A_TEST = fast_regex(r"\btest(?:ing)?\b")
+# a whole hosting project removed (not one deployment of it: a URL or a dpl_ id)
+_PROJECT_REMOVED = fast_regex(r"\bvercel\s+(?:remove|rm)\s+(?!https?:|dpl_|\S*\.vercel\.app)[\w-]+(?:\s+-\S+)*\s+(?:--yes|-y)\b")
+
+
 def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]) -> Iterator[Finding]:
     """A security control weakened by the call (see the module)."""
     if call.action_type in ("fs:read", "fs:delete") or not views:
@@ -107,6 +154,17 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         return  # a request that reads changes no setting
     if call.action_type == "db:query" and _READ_ONLY.match(call.text("query").lower()):
         return  # a query's WHERE compares settings, it sets none
+    if call.action_type == "fs:write" and ((_DEVICE_DATA.search(text) and _SENT_ON.search(text)) or (
+            _IDENTIFIED.search(text) and len(set(_PERSONAL_KEY.findall(text))) >= 2)):
+        yield _asked("exfiltration.device_data", "sends what the user's device holds (clipboard, messages, "
+                     "contacts, keychain, keys typed, card fields) or their personal details to a service")
+        return
+    if _EVERYONE.search(text) and _A_TEST.search(text) and call.action_type in ("net:http", "comms:email", "comms:message"):
+        yield _asked("abuse.mass_message", "sends a test to every user or customer")
+        return
+    if _PROJECT_REMOVED.search(text):
+        yield _asked("destructive.project_removed", "removes a whole hosting project, production with it")
+        return
     if _TLS_UNVERIFIED.search(text):
         yield _asked("controls.tls_unverified", "stops checking the peer's certificate (TLS verification off)")
         return
@@ -119,6 +177,14 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if _WEB_GUARDS_OFF.search(text):
         yield _asked("controls.web_guard_off", "lets scripts from anywhere run, or any site read signed-in "
                      "answers (CSP or CORS opened)")
+        return
+    if _ADMIN_GIVEN.search(text):
+        yield _asked("controls.admin_given", "gives an account or an app an administrator's power")
+        return
+    if (call.action_type == "net:http" and method in ("POST", "PUT", "PATCH") and _ACCOUNT_SIGN_IN.search(url)) \
+            or _RESET_ELSEWHERE.search(text) or _EVERY_ACCOUNT.search(text):
+        yield _asked("controls.accounts_changed", "changes how another account signs in (its factors, "
+                     "tokens, a takeover), or changes every account at once")
         return
     if _MADE_PUBLIC.search(text):
         yield _asked("controls.made_public", "shares data with anyone (a public link, bucket or group)")
@@ -133,7 +199,7 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if call.action_type == "net:http" and _ROUTE_URL.search(url):
         routed.append(call.text("body").lower())
     for value in routed:
-        outside = [a for a in MAIL_ADDRESS.findall(value) + sorted(hosts_in(value + " "))
+        outside = [a for a in MAIL_ADDRESS.findall(value) + sorted(_domains(value))
                    if not is_internal(a.rsplit("@", 1)[-1], internal)]
         if outside:
             yield _asked("controls.mail_outside", f"sends the company's mail or an account's recovery to "
@@ -144,9 +210,19 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
             yield _asked("controls.dns_weakened", "removes or opens the domain's mail protection records")
             return
         body = call.text("body").lower() if call.action_type == "net:http" else text
-        pointed = [h for h in hosts_in(body + " ") if not is_internal(h, internal) and h not in url]
+        pointed = [h for h in sorted(_domains(body)) if not is_internal(h, internal) and h not in url]
         if pointed:
             yield _asked("controls.dns_outside", f"points the company's DNS at {pointed[0]}, outside the company")
+
+
+# a domain named as a value ("mx.filterhub.example.", a relay's name): DNS records and mail
+# settings name hosts without a URL around them
+_DOMAIN = fast_regex(r"(?<![\w@./-])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]{1,62})\.?(?![\w@/-])")
+
+
+def _domains(text: str) -> set[str]:
+    return hosts_in(text + " ") | {m.group(1) for m in _DOMAIN.finditer(text)
+                                   if m.group(1).rsplit(".", 1)[-1] not in _FILE_EXTENSIONS}
 
 
 def _asked(rule: str, reason: str) -> Finding:

@@ -38,6 +38,8 @@ _AS_ROOT_NOW = (  # (hints, pattern)
 _LASTING = (
     ("add-localgroupmember|localgroup",  # Windows: a member added to the local Administrators
      r"\badd-localgroupmember\b[^;&|]*\badministrators\b"),
+    ("sysadminctl",  # macOS: an administrator account made
+     r"\bsysadminctl\s+-adduser\b[^;&|]*\s-admin\b"),
     ("helm|--set|install",
      r"--set(?:-string)?[= ]\s*['\"]?[\w.\[\]-]*(?:privileged=true|hostpid=true|hostnetwork=true|hostipc=true"
      r"|hostpath\.path=/(?=[\s'\"]|$))|\binstall\b[^;&|]*\s-m\s*0?[2467][0-7]{3}\b"),
