@@ -127,9 +127,10 @@ _DEVICE_DATA = Hinted(fast_regex(
     r"\buipasteboard\.general\b|\bgetprimaryclip\b|\bclipboard\.readtext\(|\btelephony\.sms\b|content://sms\b"
     r"|\bcontactscontract\b|\bcncontactstore\(|\bksecmatchlimitall\b|\btype_view_text_changed\b"
     r"|\bdocumentcontextbeforeinput\b|\bcllocationmanager\b[^;]{0,400}\ballowsbackgroundlocationupdates\s*=\s*true"
-    r"|\b(?:cardnumber|card_number|cvc|cvv)\b[^;]{0,300}\bsendbeacon\("),
+    r"|\b(?:cardnumber|card_number|cvc|cvv)\b[^;]{0,300}\bsendbeacon\("
+    r"|(?:\bpush\(|\+=)[^;]{0,80}\be(?:vent|vt|v)?\.key\b"),  # (keys typed, kept one by one)
     "uipasteboard|getprimaryclip|clipboard|telephony|content://sms|contactscontract|cncontactstore|ksecmatchlimitall|"
-    "type_view_text_changed|documentcontextbeforeinput|cllocationmanager|sendbeacon")
+    "type_view_text_changed|documentcontextbeforeinput|cllocationmanager|sendbeacon|.key")
 _SENT_ON = fast_regex(r"\burlrequest\(|\bhttpurlconnection\b|\bokhttp|\bfetch\(|\bsendbeacon\(|\baxios\b|\banalytics\b"
                       r"|\.track\(|\.post\(|\burlsession\b|\bapi\.\w+\(|\bupload\w*\(")
 # personal details handed to an analytics or ads vendor's identify call

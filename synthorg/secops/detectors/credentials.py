@@ -22,10 +22,11 @@ SECRET_FILE = Hinted(fast_regex(
     r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b(?!\W{1,3}\$\{\{\s*secrets\.)(?!\s*[=:]\s*[\"']?(?![/~$])[\w.-]+/)|/tmp/ssh-[^/\s]*/agent\.|\bssh_auth_sock\s*=\s*[\"']?(?:/tmp/|/run/user/|\$(?!ssh_auth_sock))|credentials\.(?:json|ya?ml|csv|txt)"
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
     r"|\.zsh_history|/proc/(?:self|\d+|\*|\[0-9\]\*?|\[\d-\d\]\*?)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
-    r"|\.(?:pem|p12|pfx|jks|keystore)\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
+    # (a CA's certificate is public; Android's debug keystore has a published password)
+    r"|(?<![-_.]ca)(?<!ca-bundle)(?<!chain)\.pem\b|\.(?:p12|pfx|jks)\b|(?<!\bdebug)\.keystore\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
     r"|\.env(?<![\w.-]\.env)(?<!-e\s\.env)(?<!--exclude=\.env)(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+){0,2}(?![\w.-])"
     r"|\.\w*_history\b|\b(?:prod|production|staging|live|secrets?)\.env\b|\.config/(?:google-chrome|chromium)/"
-    r"|\bwallet\.dat\b|(?<=[\w-])\.key(?![\w.-])|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
+    r"|\bwallet\.dat\b|(?<=[\w-])(?<!\be)(?<!\bev)(?<!\bevt)(?<!\bevent)\.key(?![\w.-])(?!\s*(?:[=!]==?|,|&&|\|\||\?))|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
     r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
     r"|windows/system32/config/(?:sam|system|security)\b|\bntds\.dit\b"
@@ -213,7 +214,7 @@ KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)
 
 
 # a password read at a fake prompt and kept: `read -s -p "[sudo] password" p; echo "$p" >> /tmp/.s`
-_PASSWORD_CAPTURED = re.compile(r"\bread\s[^;]*\bpassword\b[^;]*;[^;]*\becho\b[^;]*\$\w+[^;]*>>\s*\S+")
+_PASSWORD_CAPTURED = re.compile(r"\bread\s[^;]{0,80}\bpassword\b[^;]{0,80};[^;]{0,40}\becho\b[^;>]{0,80}\$\w+[^;>]{0,80}>>\s*\S+")
 _PREFIX_EXPANSION = re.compile(r"\$\{!\w+[*@]\}")  # the names of every variable with a prefix
 _INDIRECT = re.compile(r"\$\{!\w+\}")  # the value of the variable a name names
 

@@ -23,6 +23,9 @@ def _own_file(call: ToolCall, raw: str) -> bool:
     return call.action_type in ("fs:write", "fs:delete") and raw == call.texts.get("path")
 
 
+# a credential file's permissions narrowed to its owner: it is protected, not read
+_MADE_PRIVATE = re.compile(r"\bchmod\s+(?:-\w+\s+)*(?:0?[46]00|u=rw?|go-rwx)\s")
+_READ_OR_SENT = re.compile(r"\b(?:cat|cp|mv|less|more|head|tail|base64|xxd|curl|wget|scp|rsync|nc|tar|zip|grep|awk|sed)\b")
 _DIVISOR = re.compile(r"/\d+(?:\.\d+)?")
 # a user's own space in a service (JupyterHub's /user/NAME/, a home folder over WebDAV)
 _USER_SPACE = re.compile(r"/(?:user|users|home|homes|u|~)/([\w.-]+)(?:/|$|\?)")
@@ -60,7 +63,8 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
                 (".example", ".sample", ".template", ".dist")) and not (
                 place == "workspace" and _TEST_KEY.search(path.lower())) and not (
                 place == "workspace" and (generates_keys(call) or _own_file(call, raw))) and not (
-                place == "workspace" and not written and EVIDENCE.search(path.lower())):
+                place == "workspace" and not written and EVIDENCE.search(path.lower())) and not (
+                any(_MADE_PRIVATE.search(v) and not _READ_OR_SENT.search(v) for v in code)):
             if place == "workspace" and not call.colleague_path(path):
                 yield finding("secrets.credential_file", f"touches a credential or key file of its own "
                               f"workspace: {path}", block=False, tier=RiskTier.high)
