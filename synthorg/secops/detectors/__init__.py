@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.detectors.books import book_findings
 from synthorg.secops.detectors.call_views import (
     MESSAGE_ACTIONS,
     RELAYED,
@@ -181,7 +182,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code, views),
                 lambda: injection_findings(call, views), lambda: forbidden_findings(call, views),
                 lambda: people_findings(call, views), lambda: package_findings(call, code),
-                lambda: control_findings(call, views, internal),
+                lambda: control_findings(call, views, internal), lambda: book_findings(call, views),
                 lambda: network_findings(call, views, internal),
                 lambda: organisation_findings(call, views),
                 lambda: message_findings(call, internal))

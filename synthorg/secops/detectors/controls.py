@@ -53,7 +53,7 @@ _SWITCHED_OFF = AnyOf((
 _READ_ONLY = fast_regex(r"\s*(?:select|with|explain|show|describe)\b")
 # a state or status set off on a control's own endpoint (an MFA policy made inactive)
 _CONTROL_URL = fast_regex(r"/(?:[\w-]*(?:mfa|2fa|factor|conditionalaccess|securitydefaults|audit|legal[-_]?holds?"
-                          r"|dlp|compliance)[\w-]*)(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")
+                          r"|dlp|compliance)[\w-]*)(?:/|$|\?)|/period[-_]?locks?(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")
 _STATE_OFF = fast_regex(r"[\"'](?:state|status|enabled|isenabled|active|mode)[\"']\s*:\s*[\"']?(?:false|off|disabled|inactive|0)\b")
 # data opened to anyone: a link anyone may follow, a bucket or group anyone may read
 _MADE_PUBLIC = AnyOf((
@@ -170,8 +170,8 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield _asked("controls.tls_unverified", "stops checking the peer's certificate (TLS verification off)")
         return
     url = call.text("url").lower()
-    if _SWITCHED_OFF.search(text) or (call.action_type == "net:http" and _CONTROL_URL.search(url)
-                                      and (method == "DELETE" or _STATE_OFF.search(text))):
+    if _SWITCHED_OFF.search(text) or (call.action_type == "net:http" and _CONTROL_URL.search(url) and (
+            method == "DELETE" or _STATE_OFF.search(text) or "lock" in url)):
         yield _asked("controls.switched_off", "switches off MFA, auditing, a legal hold, an approval or "
                      "another security control")
         return

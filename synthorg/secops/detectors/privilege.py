@@ -186,7 +186,7 @@ _CONTROL_OFF = re.compile(r"/(?:branch_protections?|protected_branches|branches/
                           r"|/silences\b.*[\"']value[\"']\s*:\s*[\"']\.[*+][\"']", re.S)  # (a body's lines too)
 _ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\b|/script(?:console)?/?$"
                         r"|/teams?/(?:owners|[\w-]*admins?|administrators)/(?:members|memberships)/"
-                        r"|groupname=[\w-]*admin|/(?:groups?|roles?)/[\w%-]*admin[\w%-]*/(?:members|users|assignments)\b"
+                        r"|groupname=[\w-]*admin|/(?:groups?|roles?)/[\w%-]*(?:admin|approver|signator)[\w%-]*/(?:members|users|assignments)\b"
                         r"|/(?:admins|administrators)/(?:members|users)\b")
 
 
