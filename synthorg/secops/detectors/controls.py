@@ -40,7 +40,10 @@ _TLS_UNVERIFIED = AnyOf((
 _SWITCHED_OFF = AnyOf((
     ("mfa|2fa|factor", r"\b\w*(?:mfa|2fa|multi_?factor|two_?factor|second_?factor)\w*" + _OFF),
     ("audit", r"\b\w*audit\w*" + _OFF + r"|-(?:\w*audit\w*enabled)\s+\$?false\b|-auditdisabled\s+\$?true\b"),
-    ("hold", r"\b\w*legal_?holds?\w*" + _OFF),
+    ("hold", r"\b\w*legal_?holds?\w*" + _OFF + r"|\bupdate\s+[\w.]*legal_?holds?\s+set\b[^;]{0,80}\breleased"),
+    # (YAML: the control's block, then its switch: `audit_log: ; enabled: false`)
+    ("enabled|enforced|required", r"\b\w*(?:audit|mfa|2fa|legal_?hold|scrub|mask|redact|sso)\w*:\s*;?\s*(?:enabled|enforced|active|required)"
+                                  r"\s*:\s*(?:false|off|no)\b(?!/)"),
     ("immutab|worm|object_lock|objectlock", r"\b(?:immutab\w*|worm|object_?lock\w*)" + _OFF),
     ("approv|four_eyes|foureyes|reauth", r"\b(?:dual_?approv\w*|four_?eyes\w*|\w*requires?_?\w*approv\w*|approv\w*_?required"
                                          r"|\w*reauth\w*)" + _OFF),

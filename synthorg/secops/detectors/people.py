@@ -18,11 +18,15 @@ _PEOPLE = fast_regex(r"\b(?:candidates?|cands?|applicants?|applications?|employe
 # what the law protects, as a field or a filter
 _PROTECTED = (r"(?:date_of_birth|\bdob\b|birth_?(?:date|year)|\bage\b|gender|\bsex\b|married|marital\w*|disabilit\w*"
               r"|pregnan\w*|religio\w*|ethnicit\w*|\brace\b|nationality|national_origin|graduation_year\w*"
-              r"|family_status|wheelchair|hearing\s+aid|autis\w*)")
+              r"|family_status|wheelchair|hearing\s+aid|autis\w*|country_of_birth|birth_?country|place_of_birth"
+              r"|maternity|paternity|parental\s+leave|\bfmla\b|women'?s\s+college|\bzip(?:_?codes?)?\b|postcodes?|postal_codes?)")
 _SORTED_HINT = fast_regex(r"birth|dob|\bage\b|gender|\bsex\b|marri|marital|disabil|pregnan|religio|ethnic|\brace\b"
-                          r"|national|graduation|family|wheelchair|hearing|autis|_name|surname")
+                          r"|national|graduation|family|wheelchair|hearing|autis|_name|surname|maternity|paternity|parental"
+                          r"|fmla|college|zip|postcode|postal|_age")
 _SORTED_BY = fast_regex(r"\b(?:where|and|or|filter\w*|if|not|auto_reject|exclude\w*|drop|order\s+by|grep)\b[^;\n]{0,60}"
                         + _PROTECTED
+                        # (a query's parameter: ?max_age=35, &exclude_zip=...)
+                        + r"|[?&](?:max_age|min_age|age_\w+|exclude_\w+)="
                         # (or a name's sound: last names ending -ez, first names like Mohammed)
                         + r"|\b(?:full_name|last_name|first_name|surname)\b[^;\n]{0,20}(?:\bilike\b|\blike\b|\.str\.contains"
                           r"|\bregexp\b|~\*?)\s*\(?\s*['\"](?![^'\"]*test)")
@@ -48,7 +52,8 @@ def people_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]
         return any(pattern.search(v) for v in views)
 
     prose = writes_prose(call) or call.action_type == "fs:write"
-    if (prose and found(_SAID_OF_PEOPLE)) or (not prose and found(_SORTED_HINT) and found(_SORTED_BY) and (
+    posts = call.action_type == "net:http" and call.text("method").strip().upper() in ("POST", "PUT", "PATCH")
+    if ((prose or posts) and found(_SAID_OF_PEOPLE)) or (not prose and found(_SORTED_HINT) and found(_SORTED_BY) and (
             found(_PEOPLE) or _PEOPLE.search(call.task.lower()))):
         yield Finding("fairness.protected_attribute", False, "sorts, filters or describes candidates or staff "
                       "by age, sex, disability, origin or family", RiskTier.high)
