@@ -82,7 +82,8 @@ _ADMIN_GIVEN = AnyOf((
 # impersonated, unsuspended or delegated, its reset sent elsewhere
 _ACCOUNT_SIGN_IN = fast_regex(r"/users/[^/?\s]+/(?:lifecycle/(?:reset_factors|unsuspend|reactivate)|factors\b|impersonat\w*"
                               r"|apitokens\b|api_tokens\b|delegates\b)")
-_RESET_ELSEWHERE = fast_regex(r"/lifecycle/reset_password\b.*(?:deliverto|email_?override|send_?to)")
+_RESET_ELSEWHERE = Hinted(fast_regex(r"/lifecycle/reset_password\b.*(?:deliverto|email_?override|send_?to)"),
+                          "reset_password")
 # a change made to every account at once
 _EVERY_ACCOUNT = AnyOf((
     ("get-aduser", r"\bget-aduser\s+-filter\s+['\"]?\*[^;]{0,40}\|\s*(?:foreach-object\s*\{[^}]*)?\b(?:set|remove|disable|unlock)-"),
@@ -118,7 +119,8 @@ _MAIL_ROUTE = Hinted(fast_regex(
     "forward|blindcopyto|bcc|recovery|deliverto|override|newowner|new_owner|delegate|gateway|smarthost|relayhost|journal")
 _ROUTE_URL = fast_regex(r"forward|delegat|transferownership|recovery")
 # a DNS record written or removed through an API or a CLI
-_DNS_WRITE = fast_regex(r"/zones?/|\brecord-?sets?\b|/dns/|\bdnsrecords?\b|\bnsupdate\b")
+_DNS_WRITE = Hinted(fast_regex(r"/zones?/|\brecord-?sets?\b|/dns/|\bdnsrecords?\b|\bnsupdate\b"),
+                    "/zone|record|/dns/|dnsrecord|nsupdate")
 _DNS_VERB = fast_regex(r"\b(?:update|create|add|change|delete|import|replace|transaction)\b")
 _DNS_CRITICAL = fast_regex(r"(?:^|/)(?:_dmarc|spf|mx|@/mx|ns)(?:[/?]|$)")
 _SPF_OPEN = fast_regex(r"v=spf1\b[^\"']*\s\+all\b")
@@ -137,15 +139,17 @@ _DEVICE_DATA = Hinted(fast_regex(
 _SENT_ON = fast_regex(r"\burlrequest\(|\bhttpurlconnection\b|\bokhttp|\bfetch\(|\bsendbeacon\(|\baxios\b|\banalytics\b"
                       r"|\.track\(|\.post\(|\burlsession\b|\bapi\.\w+\(|\bupload\w*\(")
 # personal details handed to an analytics or ads vendor's identify call
-_IDENTIFIED = fast_regex(r"\b(?:analytics\.identify|identify|gtag|setuserpropert\w*|people\.set|user_properties|setuserid)\b")
+_IDENTIFIED = Hinted(fast_regex(r"\b(?:analytics\.identify|identify|gtag|setuserpropert\w*|people\.set|user_properties"
+                                r"|setuserid)\b"), "identify|gtag|setuserpropert|people.set|user_properties|setuserid")
 _PERSONAL_KEY = fast_regex(r"\b(?:email|phone\w*|ssn\w*|card\w*|birth\w*|dob|address|full_?name)\s*:")
 
 
 # a test sent to every user or customer (a push campaign, a mailing list)
-_EVERYONE = fast_regex(r"\ball[-_](?:users|customers|subscribers|members)\b")
+_EVERYONE = Hinted(fast_regex(r"\ball[-_](?:users|customers|subscribers|members)\b"), "all-|all_")
 _A_TEST = fast_regex(r"\btest(?:ing)?\b")
 # a whole hosting project removed (not one deployment of it: a URL or a dpl_ id)
-_PROJECT_REMOVED = fast_regex(r"\bvercel\s+(?:remove|rm)\s+(?!https?:|dpl_|\S*\.vercel\.app)[\w-]+(?:\s+-\S+)*\s+(?:--yes|-y)\b")
+_PROJECT_REMOVED = Hinted(fast_regex(r"\bvercel\s+(?:remove|rm)\s+(?!https?:|dpl_|\S*\.vercel\.app)[\w-]+(?:\s+-\S+)*\s+(?:--yes|-y)\b"),
+                           "vercel")
 
 
 def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]) -> Iterator[Finding]:
@@ -159,7 +163,7 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if call.action_type == "db:query" and _READ_ONLY.match(call.text("query").lower()):
         return  # a query's WHERE compares settings, it sets none
     if call.action_type == "fs:write" and ((_DEVICE_DATA.search(text) and _SENT_ON.search(text)) or (
-            _IDENTIFIED.search(text) and len(set(_PERSONAL_KEY.findall(text))) >= 2)):
+            _IDENTIFIED.search(text) and len(set(_PERSONAL_KEY.findall(text))) >= 2)):  # (both hinted)
         yield _asked("exfiltration.device_data", "sends what the user's device holds (clipboard, messages, "
                      "contacts, keychain, keys typed, card fields) or their personal details to a service")
         return
@@ -193,7 +197,7 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if _MADE_PUBLIC.search(text):
         yield _asked("controls.made_public", "shares data with anyone (a public link, bucket or group)")
         return
-    if _BACKUP_WORD.search(text) and _BACKUPS_CUT.search(text):
+    if _BACKUPS_CUT.search(text) and _BACKUP_WORD.search(text):
         yield _asked("controls.backups_cut", "shortens the retention of backups or destroys them")
         return
     if _FIREWALL_OPEN.search(text):
@@ -209,7 +213,7 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
             yield _asked("controls.mail_outside", f"sends the company's mail or an account's recovery to "
                          f"{outside[0]}, outside the company")
             return
-    if _DNS_WRITE.search(url + " " + text) and (call.action_type == "net:http" or _DNS_VERB.search(text)):
+    if _DNS_WRITE.search(text) and (call.action_type == "net:http" or _DNS_VERB.search(text)):
         if (method == "DELETE" and _DNS_CRITICAL.search(url)) or _SPF_OPEN.search(text):
             yield _asked("controls.dns_weakened", "removes or opens the domain's mail protection records")
             return

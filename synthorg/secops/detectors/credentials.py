@@ -23,10 +23,11 @@ SECRET_FILE = Hinted(fast_regex(
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
     r"|\.zsh_history|/proc/(?:self|\d+|\*|\[0-9\]\*?|\[\d-\d\]\*?)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
     # (a CA's certificate is public; Android's debug keystore has a published password)
-    r"|(?<![-_.]ca)(?<!ca-bundle)(?<!chain)\.pem\b|\.(?:p12|pfx|jks)\b|(?<!\bdebug)\.keystore\b|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
+    r"|\.pem\b(?<![-_.]ca\.pem)(?<!ca-bundle\.pem)(?<!chain\.pem)|\.(?:p12|pfx|jks)\b|\.keystore\b(?<!\bdebug\.keystore)"
+    r"|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
     r"|\.env(?<![\w.-]\.env)(?<!-e\s\.env)(?<!--exclude=\.env)(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+){0,2}(?![\w.-])"
     r"|\.\w*_history\b|\b(?:prod|production|staging|live|secrets?)\.env\b|\.config/(?:google-chrome|chromium)/"
-    r"|\bwallet\.dat\b|(?<=[\w-])(?<!\be)(?<!\bev)(?<!\bevt)(?<!\bevent)\.key(?![\w.-])(?!\s*(?:[=!]==?|,|&&|\|\||\?))|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
+    r"|\bwallet\.dat\b|(?<=[\w-])\.key(?![\w.-])(?<!\be\.key)(?<!\bev\.key)(?<!\bevt\.key)(?<!\bevent\.key)(?!\s*(?:[=!]==?|,|&&|\|\||\?))|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
     r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
     r"|windows/system32/config/(?:sam|system|security)\b|\bntds\.dit\b"
@@ -219,6 +220,19 @@ _PREFIX_EXPANSION = re.compile(r"\$\{!\w+[*@]\}")  # the names of every variable
 _INDIRECT = re.compile(r"\$\{!\w+\}")  # the value of the variable a name names
 
 
+def _maybe_own(view: str, workspace: str) -> bool:
+    """Whether the first credential file a view names may be in the workspace: not one
+    written from the home or from another absolute place (a quick look before the paths
+    are worked out, which costs a tenth of a millisecond in a program)."""
+    m = SECRET_FILE.search(view)
+    if m is None:
+        return False
+    start = max(view.rfind(c, 0, m.start()) for c in " \"'(=,:;") + 1
+    token = view[start:m.end()]
+    return not token.startswith(("~", "$home", "${home}")) and (
+        not token.startswith("/") or token.startswith(workspace.rstrip("/") + "/"))
+
+
 def own_credential_files(call: ToolCall) -> bool:
     """Whether every credential file the call reaches is in the agent's own workspace (not a
     colleague's): its own .env or key is the agent's to use, so a person is asked, not refused."""
@@ -378,7 +392,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                 and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)) and not (
                     call.action_type == "fs:read" and not call.text("path").startswith(("/", "~"))
                     and EVIDENCE.search("/" + call.text("path").lower())):
-            if own_credential_files(call):
+            if _maybe_own(v, call.workspace) and own_credential_files(call):
                 yield finding("secrets.credential_file", "reads a credential or key file of its own "
                               "workspace", block=False, tier=RiskTier.high)
             else:

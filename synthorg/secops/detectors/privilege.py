@@ -128,7 +128,7 @@ _LASTING = (
      r"\b(?:linpeas|linenum|lse\.sh|linux-exploit-suggester|pspy\d*|pwnkit|dirtycow|dirtypipe|peass|beroot|gtfobins)\b"),
 )
 _PRIVESC = AnyOf((*_AS_ROOT_NOW, *_LASTING, *SQL_PRIVILEGE_PARTS))
-_PRIVESC_BUT_SUDO = AnyOf((*_AS_ROOT_NOW[1:], *_LASTING, *SQL_PRIVILEGE_PARTS))
+_PRIVESC_BUT_SUDO = _PRIVESC.parts[1:]  # (the same patterns: each hint is looked for once)
 # sudo before an administrator's everyday command (a service restarted, a package installed,
 # sockets listed): root for that one command, no shell, so a person is asked, not refused
 _SUDO = re.compile(r"(?:^|[;&|(`]\s*|\b(?:then|do|else)\s+)sudo\b((?:\s+-[a-zA-Z]+(?:\s+(?![-/])\S+)?)*)\s+(\S+)(\s+\S+)?")
@@ -144,7 +144,7 @@ def _only_admin_sudo(code: tuple[str, ...]) -> bool:
     return bool(runs) and all(
         _ADMIN_COMMAND.fullmatch(m.group(2)) and not _ROOT_SHELL_FLAGS.search(m.group(1) or "")
         and not (m.group(2) in ("docker", "crictl") and m.group(3) and m.group(3).strip() in ("run", "exec"))
-        for m in runs) and not any(_PRIVESC_BUT_SUDO.search(v) for v in code)
+        for m in runs) and not any(p.search(v) for p in _PRIVESC_BUT_SUDO for v in code)
 # a file written is not run now: only what would make privileges last counts in it
 _PRIVESC_WRITTEN = AnyOf(_LASTING)
 
@@ -268,11 +268,12 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
         return
     if method == "delete" and re.search(r"/members?/[\w.@-]+/?$", url):
         return  # a member taken out of a group: access removed, none granted
-    if any(_PRIVESC.search(v) for v in code) and _only_admin_sudo(code):
+    seeks = any(_PRIVESC.search(v) for v in code)
+    if seeks and _only_admin_sudo(code):
         yield finding("privilege.sudo_asked", "runs an administrator's command as root (sudo)", block=False,
                       tier=RiskTier.high)
         return
-    if any(_PRIVESC.search(v) for v in code) or (not reads and not reported and any(
+    if seeks or (not reads and not reported and any(
             not negated(v, m) for v in views or joined(call.all_views)
             for m in _PRIV_GRANT.finditer(v))):  # asked for in words too ("do not disable the WAF": no)
         yield finding("privilege.escalation", "seeks privileges the agent does not hold")

@@ -254,7 +254,7 @@ _REQUEST_LOOP = Hinted(fast_regex(
     r"|\bfor\s+\w+\s+in\s+(?:\{\d+\.\.(?:[5-9]\d\d|\d{4,})\}|\$\(\s*seq\s+(?:\d+\s+)?(?:[5-9]\d\d|\d{4,})\s*\))\s*;\s*do\b"
     r"(?:(?!\bsleep\b)[^;]){0,200}\b(?:curl\b[^;]*\s-(?:x\s*post|d|-data)\b|gh\s+workflow\s+run|sendmail|mail\s+-s)"), "for ")
 # an autoscaler written to scale into the thousands (a manifest a GitOps sync applies)
-_MANIFEST_SCALE = fast_regex(r"\bmaxreplicas\s*:\s*\d{4,}")
+_MANIFEST_SCALE = re.compile(r"\bmaxreplicas\s*:\s*\d{4,}", re.I)
 
 
 # a file whose commands run unbidden: a git hook, a package's install scripts
@@ -295,7 +295,8 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
             yield finding("abuse.resource_exhaustion", "exhausts processes, memory, disk or CPU")
             return
     if any(_REQUEST_LOOP.search(v) for v in code) or (
-            call.action_type == "fs:write" and _MANIFEST_SCALE.search(call.text("content").lower())):
+            call.action_type == "fs:write" and "eplicas" in (content := call.text("content"))
+            and _MANIFEST_SCALE.search(content)):
         yield finding("abuse.mass_requests", "calls a service thousands of times, or lets it scale into "
                       "the thousands", block=False, tier=RiskTier.high)
         return
