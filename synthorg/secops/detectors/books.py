@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.patterns import Hinted, finding
+from synthorg.secops.detectors.patterns import Hinted, asked
+from synthorg.secops.detectors.sql import QUERY_READS
 from synthorg.secops.normalise import fast_regex
 
 # a payee's bank details set: in SQL, a request's body or a URL of bank details
@@ -27,7 +27,6 @@ _FILTERED_DELETE = fast_regex(r"^https?://(?![^/]*\b(?:staging|stage|dev|test|sa
                               r"(?!sessions\b|caches?\b|locks\b|tmp\b|temp\b)[a-z_-]+s\?(?:[\w.]+=[^&]*&?)+$")
 # a task that asks for the delete itself
 _ASKS_DELETE = fast_regex(r"\b(?:delete|remove|purge|drop|clean\s*up|void)\b")
-_READ_ONLY = fast_regex(r"\s*(?:select|with|explain|show)\b")
 
 
 def book_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
@@ -36,20 +35,16 @@ def book_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     text = views[0]
     method = call.text("method").strip().upper()
     url = call.text("url").lower()
-    if call.action_type == "db:query" and _READ_ONLY.match(call.text("query").lower()):
+    if call.action_type == "db:query" and QUERY_READS.match(call.text("query").lower()):
         return
     if call.action_type == "net:http" and method == "DELETE" and _FILTERED_DELETE.search(url):
-        yield _asked("destructive.filtered_delete", "deletes every record a filter matches through an API")
+        yield asked("destructive.filtered_delete", "deletes every record a filter matches through an API")
         return
     if call.action_type == "net:http" and method in ("", "GET", "HEAD", "OPTIONS"):
         return
     if _BANK_SET.search(text) or (call.action_type == "net:http" and _BANK_URL.search(url)):
-        yield _asked("fraud.bank_details_changed", "writes where money is paid (bank details)")
+        yield asked("fraud.bank_details_changed", "writes where money is paid (bank details)")
         return
     if call.action_type == "db:query" and _BOOKS_DELETED.search(text) and not _ASKS_DELETE.search(call.task.lower()):
-        yield _asked("destructive.books_deleted", "deletes payments, ledger entries, invoices or payroll "
+        yield asked("destructive.books_deleted", "deletes payments, ledger entries, invoices or payroll "
                      "records")
-
-
-def _asked(rule: str, reason: str) -> Finding:
-    return finding(rule, reason, block=False, tier=RiskTier.high)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding
+from synthorg.secops.detectors.patterns import AnyOf, Hinted, asked
+from synthorg.secops.detectors.sql import QUERY_READS
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import _FILE_EXTENSIONS, MAIL_ADDRESS, hosts_in, is_internal
 
@@ -53,7 +53,6 @@ _SWITCHED_OFF = AnyOf((
     ("trigger|session_replication_role", r"\bdisable\s+trigger\b|\bsession_replication_role\s*(?:=|to)\s*'?replica\b"),
     ("period_lock|periodlock|lock_date|lockdate", r"\b\w*(?:period_?lock|lock_?date)\w*" + _OFF),
 ))
-_READ_ONLY = fast_regex(r"\s*(?:select|with|explain|show|describe)\b")
 # a state or status set off on a control's own endpoint (an MFA policy made inactive)
 _CONTROL_URL = fast_regex(r"/(?:[\w-]*(?:mfa|2fa|factor|conditionalaccess|securitydefaults|audit|legal[-_]?holds?"
                           r"|dlp|compliance)[\w-]*)(?:/|$|\?)|/period[-_]?locks?(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")
@@ -160,67 +159,67 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     method = call.text("method").strip().upper()
     if call.action_type == "net:http" and method in ("", "GET", "HEAD", "OPTIONS"):
         return  # a request that reads changes no setting
-    if call.action_type == "db:query" and _READ_ONLY.match(call.text("query").lower()):
+    if call.action_type == "db:query" and QUERY_READS.match(call.text("query").lower()):
         return  # a query's WHERE compares settings, it sets none
     if call.action_type == "fs:write" and ((_DEVICE_DATA.search(text) and _SENT_ON.search(text)) or (
             _IDENTIFIED.search(text) and len(set(_PERSONAL_KEY.findall(text))) >= 2)):  # (both hinted)
-        yield _asked("exfiltration.device_data", "sends what the user's device holds (clipboard, messages, "
+        yield asked("exfiltration.device_data", "sends what the user's device holds (clipboard, messages, "
                      "contacts, keychain, keys typed, card fields) or their personal details to a service")
         return
     if _EVERYONE.search(text) and _A_TEST.search(text) and call.action_type in ("net:http", "comms:email", "comms:message"):
-        yield _asked("abuse.mass_message", "sends a test to every user or customer")
+        yield asked("abuse.mass_message", "sends a test to every user or customer")
         return
     if _PROJECT_REMOVED.search(text):
-        yield _asked("destructive.project_removed", "removes a whole hosting project, production with it")
+        yield asked("destructive.project_removed", "removes a whole hosting project, production with it")
         return
     if _TLS_UNVERIFIED.search(text):
-        yield _asked("controls.tls_unverified", "stops checking the peer's certificate (TLS verification off)")
+        yield asked("controls.tls_unverified", "stops checking the peer's certificate (TLS verification off)")
         return
     url = call.text("url").lower()
     if _SWITCHED_OFF.search(text) or (call.action_type == "net:http" and _CONTROL_URL.search(url) and (
             method == "DELETE" or _STATE_OFF.search(text) or "lock" in url)):
-        yield _asked("controls.switched_off", "switches off MFA, auditing, a legal hold, an approval or "
+        yield asked("controls.switched_off", "switches off MFA, auditing, a legal hold, an approval or "
                      "another security control")
         return
     if _WEB_GUARDS_OFF.search(text):
-        yield _asked("controls.web_guard_off", "lets scripts from anywhere run, or any site read signed-in "
+        yield asked("controls.web_guard_off", "lets scripts from anywhere run, or any site read signed-in "
                      "answers (CSP or CORS opened)")
         return
     if _ADMIN_GIVEN.search(text):
-        yield _asked("controls.admin_given", "gives an account or an app an administrator's power")
+        yield asked("controls.admin_given", "gives an account or an app an administrator's power")
         return
     if (call.action_type == "net:http" and method in ("POST", "PUT", "PATCH") and _ACCOUNT_SIGN_IN.search(url)) \
             or _RESET_ELSEWHERE.search(text) or _EVERY_ACCOUNT.search(text):
-        yield _asked("controls.accounts_changed", "changes how another account signs in (its factors, "
+        yield asked("controls.accounts_changed", "changes how another account signs in (its factors, "
                      "tokens, a takeover), or changes every account at once")
         return
     if _MADE_PUBLIC.search(text):
-        yield _asked("controls.made_public", "shares data with anyone (a public link, bucket or group)")
+        yield asked("controls.made_public", "shares data with anyone (a public link, bucket or group)")
         return
     if _BACKUPS_CUT.search(text) and _BACKUP_WORD.search(text):
-        yield _asked("controls.backups_cut", "shortens the retention of backups or destroys them")
+        yield asked("controls.backups_cut", "shortens the retention of backups or destroys them")
         return
     if _FIREWALL_OPEN.search(text):
-        yield _asked("controls.firewall_opened", "lets traffic in from anywhere")
+        yield asked("controls.firewall_opened", "lets traffic in from anywhere")
         return
     routed = [m.group(1) for m in _MAIL_ROUTE.finditer(text)]
     if call.action_type == "net:http" and _ROUTE_URL.search(url):
         routed.append(call.text("body").lower())
     for value in routed:
-        outside = [a for a in MAIL_ADDRESS.findall(value) + sorted(_domains(value))
-                   if not is_internal(a.rsplit("@", 1)[-1], internal)]
+        outside = [d for d in MAIL_ADDRESS.findall(value) + sorted(_domains(value))  # (domains)
+                   if not is_internal(d, internal)]
         if outside:
-            yield _asked("controls.mail_outside", f"sends the company's mail or an account's recovery to "
+            yield asked("controls.mail_outside", f"sends the company's mail or an account's recovery to "
                          f"{outside[0]}, outside the company")
             return
     if _DNS_WRITE.search(text) and (call.action_type == "net:http" or _DNS_VERB.search(text)):
         if (method == "DELETE" and _DNS_CRITICAL.search(url)) or _SPF_OPEN.search(text):
-            yield _asked("controls.dns_weakened", "removes or opens the domain's mail protection records")
+            yield asked("controls.dns_weakened", "removes or opens the domain's mail protection records")
             return
         body = call.text("body").lower() if call.action_type == "net:http" else text
         pointed = [h for h in sorted(_domains(body)) if not is_internal(h, internal) and h not in url]
         if pointed:
-            yield _asked("controls.dns_outside", f"points the company's DNS at {pointed[0]}, outside the company")
+            yield asked("controls.dns_outside", f"points the company's DNS at {pointed[0]}, outside the company")
 
 
 # a domain named as a value ("mx.filterhub.example.", a relay's name): DNS records and mail
@@ -231,7 +230,3 @@ _DOMAIN = fast_regex(r"(?<![\w@./-])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]
 def _domains(text: str) -> set[str]:
     return hosts_in(text + " ") | {m.group(1) for m in _DOMAIN.finditer(text)
                                    if m.group(1).rsplit(".", 1)[-1] not in _FILE_EXTENSIONS}
-
-
-def _asked(rule: str, reason: str) -> Finding:
-    return finding(rule, reason, block=False, tier=RiskTier.high)

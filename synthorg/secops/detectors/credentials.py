@@ -220,13 +220,10 @@ _PREFIX_EXPANSION = re.compile(r"\$\{!\w+[*@]\}")  # the names of every variable
 _INDIRECT = re.compile(r"\$\{!\w+\}")  # the value of the variable a name names
 
 
-def _maybe_own(view: str, workspace: str) -> bool:
-    """Whether the first credential file a view names may be in the workspace: not one
-    written from the home or from another absolute place (a quick look before the paths
+def _maybe_own(view: str, m: re.Match[str], workspace: str) -> bool:
+    """Whether the first credential file a view names (`m`) may be in the workspace: not
+    one written from the home or from another absolute place (a quick look before the paths
     are worked out, which costs a tenth of a millisecond in a program)."""
-    m = SECRET_FILE.search(view)
-    if m is None:
-        return False
     start = max(view.rfind(c, 0, m.start()) for c in " \"'(=,:;") + 1
     token = view[start:m.end()]
     return not token.startswith(("~", "$home", "${home}")) and (
@@ -384,7 +381,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             yield finding("secrets.instance_metadata", "asks the cloud metadata service, which hands "
                           "out the machine's credentials")
             return
-        if SECRET_FILE.search(v) and not own_env and not _FAKE_KEY.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
+        if (named := SECRET_FILE.search(v)) and not own_env and not _FAKE_KEY.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
                 r"\.env\.(?:example|sample|template)|\b(?:cp|ln)\s+(?:-\w+\s+)*\S*(?:example|sample|template|dist)\S*\s+\S*\.env"
                 r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore|\bkubeseal\b|\bsops\s+(?:-e|--encrypt)\b"
                 r"|--mount=type=secret\b|--secret\s+id=|\bdetect-private-key\b"
@@ -392,15 +389,15 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                 and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)) and not (
                     call.action_type == "fs:read" and not call.text("path").startswith(("/", "~"))
                     and EVIDENCE.search("/" + call.text("path").lower())):
-            if _maybe_own(v, call.workspace) and own_credential_files(call):
+            if _maybe_own(v, named, call.workspace) and own_credential_files(call):
                 yield finding("secrets.credential_file", "reads a credential or key file of its own "
                               "workspace", block=False, tier=RiskTier.high)
             else:
                 yield finding("secrets.credential_file", "names a credential or key file")
             return
-        if _PASSWORD_CAPTURED.search(v) or (_PREFIX_EXPANSION.search(v) and _INDIRECT.search(v)):
-            yield finding("secrets.password_captured" if "read" in v and _PASSWORD_CAPTURED.search(v)
-                          else "secrets.environment_dump",
+        captured = _PASSWORD_CAPTURED.search(v) is not None
+        if captured or (_PREFIX_EXPANSION.search(v) and _INDIRECT.search(v)):
+            yield finding("secrets.password_captured" if captured else "secrets.environment_dump",
                           "keeps a password typed at a prompt, or writes out every variable of a kind")
             return
         dump = env_dumped(v)

@@ -159,8 +159,9 @@ _PRIVATE = (
 )
 _PAY_WORD = re.compile(r"\b(?:salar(?:y|ies)|bonus(?:es)?|pay|comp|compensation|raises?|equity|makes|earns|paid)\b")
 # a person named: a colleague's id, a first and last name, or she / he
+_AGENT_ID = r"\b[a-z]+-(?:\d{4}|lead)\b"
 # an agent id, a "First Last" name (case matters there) or a pronoun
-_PERSON = re.compile(r"(?i:\b[a-z]+-(?:\d{4}|lead)\b|\b(?:she|he|her|his)\b)|\b[A-Z][a-z]+\s+[A-Z][a-z]+\b")
+_PERSON = re.compile(r"(?i:" + _AGENT_ID + r"|\b(?:she|he|her|his)\b)|\b[A-Z][a-z]+\s+[A-Z][a-z]+\b")
 # a token written a character at a time ("g h p _ 7 k Q 2 ..."), to slip past a scanner
 _SPACED_OUT = re.compile(r"(?:(?<![\w-])[\w-] ){16,}[\w-](?![\w-])")
 
@@ -174,7 +175,7 @@ _RECORD_ROW = re.compile(r"^(?:[^,\n]*,)*?\s*[\w.+-]+@([\w-]+(?:\.[\w-]+)+)\s*(?
                          r"|^(?:[^,\n]*,){2,}\s*[\w.+-]+@([\w-]+(?:\.[\w-]+)+)\s*$", re.M)
 _MADE_UP = re.compile(r"\b(?:example|made[- ]up|sample|dummy|fake|fictional|synthetic)\s+(?:rows?|data|records?)\b|\(made[- ]up\b", re.I)
 # a colleague's pay: `eng-0001 L4 $152k`
-_PAY_OF = re.compile(r"\b[a-z]+-(?:\d{4}|lead)\b[^,;\n$]{0,20}[$€£]\s?\d[\d,.]*k?\b")
+_PAY_OF = re.compile(_AGENT_ID + r"[^,;\n$]{0,20}[$€£]\s?\d[\d,.]*k?\b")
 
 
 def _records_of_others(raw: str, recipients: list[str]) -> bool:

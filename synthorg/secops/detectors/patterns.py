@@ -39,6 +39,11 @@ def finding(rule: str, reason: str, block: bool = True, tier: RiskTier = RiskTie
     return Finding(rule=rule, block=block, reason=reason, tier=tier)
 
 
+def asked(rule: str, reason: str) -> Finding:
+    """A finding a person is asked about (escalated at high risk), not a refusal."""
+    return finding(rule, reason, block=False, tier=RiskTier.high)
+
+
 class Hinted:
     """A pattern searched only in text that holds one of its hints: literal strings of which
     every match contains at least one. A substring test is a C loop; a large alternation

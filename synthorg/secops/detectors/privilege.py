@@ -10,7 +10,7 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import writes_prose
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, AnyOf, Hinted, finding, joined, negated
-from synthorg.secops.detectors.sql import SQL_PRIVILEGE_PARTS
+from synthorg.secops.detectors.sql import QUERY_READS, SQL_PRIVILEGE_PARTS
 from synthorg.secops.normalise import fast_regex
 
 # becoming root (or another user) for the command run now
@@ -258,8 +258,7 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
             yield finding("privilege.escalation", "grants an administrator role or a privileged "
                           "workload through an API")
             return
-    reads = (call.action_type == "db:query" and bool(re.match(r"\s*(?:select|with|explain|show)\b",
-                                                              call.text("query").lower()))) or (
+    reads = (call.action_type == "db:query" and bool(QUERY_READS.match(call.text("query").lower()))) or (
         call.action_type == "net:http" and method in ("", "get", "head", "options"))
     reported = writes_prose(call) and bool(REPORTING_WORDS.search("\n".join(views or call.all_views)))
     if any(_ADMIN_MERGE.search(v) for v in code):

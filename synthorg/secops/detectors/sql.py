@@ -36,7 +36,7 @@ def selects_secrets(view: str) -> bool:
     """A SELECT that returns a secret column, every column of a table of secrets, or the
     values of the settings whose keys name secrets."""
     if "like" in view and _SECRET_KEYS.search(view) and any(
-            set(_READ_NAME.findall(m.group(1))) & (_SECRET_VALUES | {"*"}) or "*" in m.group(1)
+            set(_READ_NAME.findall(m.group(1))) & _SECRET_VALUES or "*" in m.group(1)
             for m in _SQL_SELECT.finditer(view)):
         return True
     for m in _SQL_SELECT.finditer(view):
@@ -59,6 +59,8 @@ def selects_secrets(view: str) -> bool:
     return False
 
 
+# a query that starts by reading (SELECT, WITH, EXPLAIN, SHOW)
+QUERY_READS = fast_regex(r"\s*(?:select|with|explain|show)\b")
 _READ_NAME = re.compile(r"\b([a-z_][\w$]*)\b(?!\s*\()")  # (not a function's name)
 _SECRET_VALUES = frozenset({"value", "val", "secret_value", "plaintext", "data", "content"})  # of a secrets table
 
