@@ -233,6 +233,8 @@ def test_rules_of_platform_and_data_work(checker, tool, arguments, verdict):
     # the books: where money is paid, and records purged by a filter
     ("sql_query", {"query": "UPDATE vendors SET iban = 'DE89370400440532013000' WHERE id = 'V-77'"},
      Verdict.escalate),
+    # a read first does not make the statements after it reads
+    ("sql_query", {"query": "SELECT 1; DELETE FROM payments WHERE vendor = 'V-77'"}, Verdict.escalate),
     ("http_request", {"method": "DELETE", "url": "https://staging-api.acme.example/v1/sessions?expired=true"},
      Verdict.allow),
     # a service called by the thousand; a cartesian join

@@ -13,13 +13,11 @@ from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
 from synthorg.secops.detectors.injection import written_mark
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, Hinted, finding
+from synthorg.secops.detectors.sql import QUERY_READS
 from synthorg.secops.normalise import fast_regex
 
 # the arguments that are written somewhere others (people, agents) read, and code that writes
 _WRITTEN = ("content", "body", "text", "query", "message", "subject", "code", "command")
-# a query that only reads: what its literals say is searched for, not written
-_READ_ONLY_QUERY = re.compile(r"\s*(?:select|explain|show)\b(?![\s\S]*\b(?:into|insert|update|delete|merge|create"
-                              r"|alter|drop|copy|grant|call|exec\w*|set_config|nextval|pg_\w+\s*\()\b)")
 _WEAK_MARK = fast_regex(r"\b(?:all\s+|any\s+|every\s+)?agents?\s+(?:may|can|must|should|are\s+(?:allowed|required)\s+to)\b")
 # settings that say how far an agent may go, or what it may spend
 _AGENT_LIMITS = Hinted(fast_regex(
@@ -58,7 +56,7 @@ _STRING_LITERAL = re.compile(r"\"\"\"[\s\S]*?\"\"\"|'\'\'[\s\S]*?'\'\'|\"(?:[^\"
 def organisation_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
     """`views`: the call's views as `findings` joined them."""
     written = "\n".join(call.text(n) for n in _WRITTEN if n in call.arguments
-                        and not (n == "query" and _READ_ONLY_QUERY.match(call.text(n).lower())))
+                        and not (n == "query" and QUERY_READS.match(call.text(n).lower())))
     if not written and (call.action_type != "net:http" or call.text("method").strip().upper()
                         in ("GET", "HEAD", "OPTIONS")):  # (a request may change what its URL names)
         return

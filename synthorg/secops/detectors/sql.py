@@ -59,8 +59,10 @@ def selects_secrets(view: str) -> bool:
     return False
 
 
-# a query that starts by reading (SELECT, WITH, EXPLAIN, SHOW)
-QUERY_READS = fast_regex(r"\s*(?:select|with|explain|show)\b")
+# a query that only reads: it starts by reading (SELECT, WITH, EXPLAIN, SHOW) and no later statement,
+# CTE or function writes ("SELECT 1; UPDATE vendors SET iban = ..." is not a read)
+QUERY_READS = re.compile(r"\s*(?:select|with|explain|show)\b(?![\s\S]*\b(?:into|insert|update|delete|merge|create"
+                         r"|alter|drop|truncate|copy|grant|revoke|call|exec\w*|set_config|nextval|pg_\w+\s*\()\b)")
 _READ_NAME = re.compile(r"\b([a-z_][\w$]*)\b(?!\s*\()")  # (not a function's name)
 _SECRET_VALUES = frozenset({"value", "val", "secret_value", "plaintext", "data", "content"})  # of a secrets table
 
