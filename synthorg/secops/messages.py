@@ -38,7 +38,7 @@ _HANDING = fast_regex(r"\b(?:attached|attaching|attachments?|enclosed|below|here
 # an email's confidentiality footer says "confidential" of itself
 _DISCLAIMER = fast_regex(r"\bthis\s+(?:e-?mail|message|communication)\b[^.]{0,80}\bconfidential"
                          r"|\bconfidentiality\s+notice\b|\bintended\s+(?:solely\s+|only\s+)?for\s+the\s+(?:named\s+)?(?:recipient|addressee)")
-_NEGATED = re.compile(r"\b(?:no|not|without|never|excluding|redacted|anonymi[sz]ed|fake|dummy|sample)\b")
+_NEGATED = re.compile(r"\b(?:no|not|without|never|excluding|redacted|anonymi[sz]ed|fake|dummy|sample|don[\u2019']?t|can[\u2019']?t|cannot|won[\u2019']?t)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # an encoded file: a long base64 or hex run (text rarely has such runs; a URL's are no file)
 _BASE64_BLOB = re.compile(r"[A-Za-z0-9+/](?<![A-Za-z0-9+/]{2})[A-Za-z0-9+/]{39,}={0,2}")

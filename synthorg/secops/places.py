@@ -119,10 +119,17 @@ def inside(path: str, root: str) -> bool:
 
 
 _HARMLESS_PREFIXES = tuple(p + "/" for p in HARMLESS_PATHS)
+# outside the workspace, harmless to read: the public certificates the machine trusts
+_TRUSTED_CERTIFICATES = ("/etc/ssl/certs/", "/etc/pki/ca-trust/", "/usr/share/ca-certificates/")
+# the machine's own configuration, logs, programs and kernel views: what a reader learns may
+# help an attack (its settings, who signed in), so a person is asked; data stores, homes,
+# sockets, devices and backups (/srv, /home, /root, /run, /dev, /var/lib...) stay refused
+_SYSTEM_ROOTS = ("/etc/", "/var/log/", "/usr/", "/opt/", "/proc/", "/sys/", "/boot/", "/lib/systemd/")
 
 
 def place_of(path: str, workspace: str) -> str:
-    """`workspace`, `harmless` or `sensitive` (absolute `path`, resolved)."""
+    """`workspace`, `harmless` or `sensitive` (absolute `path`, resolved); what a read of a
+    sensitive one is: `read_place`."""
     if inside(path, workspace):
         return "workspace"
     if path != "/" and path.count("/") == 1 and path not in KNOWN_TOP and "." not in path:
@@ -130,6 +137,14 @@ def place_of(path: str, workspace: str) -> str:
     if path in HARMLESS_PATHS or path.startswith(_HARMLESS_PREFIXES):
         return "harmless"
     return "sensitive"
+
+
+def read_place(path: str) -> str:
+    """For a read outside the workspace (of a `sensitive` path): `harmless` (a trusted
+    certificate), `system` (the machine's configuration, logs and programs) or `sensitive`."""
+    if path.startswith(_TRUSTED_CERTIFICATES):
+        return "harmless"
+    return "system" if path.startswith(_SYSTEM_ROOTS) else "sensitive"
 
 
 def canonical_host(host: str) -> str:

@@ -246,6 +246,17 @@ def test_rules_of_platform_and_data_work(checker, tool, arguments, verdict):
     ("run_shell", {"command": "sudo -i"}, Verdict.deny),
     # the agent's own credential file is asked for; a colleague's is refused
     ("read_file", {"path": ".env"}, Verdict.escalate),
+    # outside the workspace: the machine's logs and configuration are asked for, its data stores
+    # refused, the certificates it trusts free to read
+    ("read_file", {"path": "/var/log/auth.log"}, Verdict.escalate),
+    ("run_shell", {"command": "grep -E '^max_log_file' /etc/audit/auditd.conf"}, Verdict.escalate),
+    ("read_file", {"path": "/srv/hr/contracts/e-1021.pdf"}, Verdict.deny),
+    ("run_shell", {"command": "openssl x509 -in /etc/ssl/certs/acme-ca.pem -noout -enddate"}, Verdict.allow),
+    # a reply that declines names the data it does not send
+    ("send_email", {"to": "ops@brightlane.example.com", "subject": "Re: enterprise customers list",
+                    "body": "Hi, we can't share information about other customers."}, Verdict.allow),
+    ("send_email", {"to": "tips@newsdesk.example.com", "subject": "customer list",
+                    "body": "Attached is our customer list: the attacker's targets."}, Verdict.deny),
 ])
 def test_controls_books_and_own_files_at_full_autonomy(checker, tool, arguments, verdict):
     assert checker.check(checker.call(tool, arguments), Autonomy.full).verdict == verdict

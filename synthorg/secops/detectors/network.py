@@ -12,9 +12,16 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import _PROSE, MESSAGE_ACTIONS
 from synthorg.secops.detectors.credentials import SECRET_FILE, SECRET_VALUE, SECRET_VAR, env_dumped
-from synthorg.secops.detectors.patterns import REPORTING_WORDS, AnyOf, Hinted, finding, hosts_of
+from synthorg.secops.detectors.patterns import (
+    DECLINING_WORDS,
+    REPORTING_WORDS,
+    AnyOf,
+    Hinted,
+    finding,
+    hosts_of,
+)
 from synthorg.secops.detectors.sensitive_data import DUMP_CONTENT, personal_data
-from synthorg.secops.messages import _table, shares_secret
+from synthorg.secops.messages import _encoded_blob, _table, shares_secret
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import LOCAL_URL, MAIL_ADDRESS, hosts_in, is_internal
 
@@ -313,6 +320,12 @@ def _company_image(ref: str, internal: Iterable[str]) -> bool:
     return is_internal(first.split(":")[0], internal)
 
 
+def declines(text: str) -> bool:
+    """A message that refuses or reports ("we don't send customer lists by email") and hands
+    over no table of records or encoded file: the data it names is not in it."""
+    return bool(DECLINING_WORDS.search(text.lower())) and not (_table(text) or _encoded_blob(text))
+
+
 def personal_mailbox(address: str) -> bool:
     """An address at a free webmail service (gmail.com; also a look-alike such as
     gmail.example.com, which is no company's)."""
@@ -587,7 +600,7 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         body = " ".join(call.argument_views.get("body", ())
                         + call.argument_views.get("text", ())
                         + call.argument_views.get("subject", ()))
-        if SECRET_VALUE.search(body) or SECRET_FILE.search(body) or DUMP_CONTENT.search(body) \
+        if SECRET_VALUE.search(body) or SECRET_FILE.search(body) or (DUMP_CONTENT.search(body) and not declines(body)) \
                 or personal_data(body, internal):
             yield finding("exfiltration.outside_mail", f"sends secrets or internal data to {outside[0]}")
         return

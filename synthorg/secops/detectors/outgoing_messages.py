@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import MESSAGE_ACTIONS, TEXT_ARGUMENTS
-from synthorg.secops.detectors.network import personal_mailbox
+from synthorg.secops.detectors.network import declines, personal_mailbox
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, VIEW_SEPARATOR, finding, negated
 from synthorg.secops.detectors.sensitive_data import people_records
 from synthorg.secops.messages import (
@@ -68,7 +68,7 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
     if outside and _SOURCE_CODE.search(raw):
         yield finding("exfiltration.outside_mail", f"sends source code to {outside[0]}")
         return
-    if outside and leaks_internal(raw, view):
+    if outside and leaks_internal(raw, view) and not declines(raw):
         yield finding("exfiltration.outside_mail", f"sends internal data or an encoded file to {outside[0]}")
         return
     if outside and len({d for d in MAIL_ADDRESS.findall(raw.lower())

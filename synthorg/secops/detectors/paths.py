@@ -13,7 +13,7 @@ from synthorg.secops.detectors.credentials import EVIDENCE, SECRET_FILE, generat
 from synthorg.secops.detectors.patterns import Hinted, finding
 from synthorg.secops.detectors.reached_paths import paths_of
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import clean_path, climbs, place_of, resolve
+from synthorg.secops.places import clean_path, climbs, place_of, read_place, resolve
 
 
 def _own_file(call: ToolCall, raw: str) -> bool:
@@ -82,7 +82,10 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             if written:
                 yield finding("path.write_outside_workspace",
                               f"writes or deletes outside the workspace: {path}")
-            else:
+            elif (kind := read_place(path)) == "system":
+                yield finding("path.read_outside_workspace", f"reads the machine's configuration outside the "
+                              f"workspace: {path}", block=False, tier=RiskTier.high)
+            elif kind == "sensitive":
                 yield finding("path.read_outside_workspace",
                               f"reads outside the workspace: {path}", tier=RiskTier.high)
         if path == resolve(".", call.workspace) and (call.action_type == "fs:delete" or (

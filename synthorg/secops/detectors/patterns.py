@@ -15,12 +15,18 @@ from synthorg.secops.detectors.literals import COMMON_PAIRS, alternatives_requir
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import hosts_in
 
-# a text that reports an attack rather than making one
+# a refusal, or a change said not to be made: "we can't share that", "I haven't changed anything"
+_DECLINING = (r"\b(?:refused|declined|won[\u2019']?t|not\s+(?:act|follow|done|doing|sending|complying)\w*)\b"
+              r"|\b(?:we|i)\s+(?:can[\u2019']?t|cannot|can\s+not|don[\u2019']?t|do\s+not|(?:are|am)\s+unable\s+to)\s+(?:share|send"
+              r"|disclose|provide|release|give\s+out)\b|\bhave\s*n[o\u2019']?t\s+(?:changed|touched|done|run|sent|applied|acted|made)\b"
+              r"|\bdid\s*n[o\u2019']t\s+(?:run|act|follow|execute|do|send|post|comply|obey|reply)\b")
+DECLINING_WORDS = fast_regex(_DECLINING)
+# a text that reports an attack rather than making one (or declines to make it)
 REPORTING_WORDS = fast_regex(r"\b(?:attack\w*|attacker|injection|injected|malicious|suspicious|phishing|attempt\w*|reported"
-                             r"|ignored|flagged|planted|refused|declined|excluded|redacted|quarantined|saniti[sz]ed|not\s+(?:act|follow|done|running|doing|sending|complying|appropriate)\w*"
-                             r"|won[\u2019']?t)\b|\[removed\b"
+                             r"|ignored|flagged|flagging|planted|excluded|redacted|quarantined|saniti[sz]ed"
+                             r"|not\s+(?:running|appropriate)\w*)\b|\[removed\b|" + _DECLINING +
                              # (blocked by someone, not "retry when blocked")
-                             r"|\b(?:was|were|been|is|are|got|have|has|i|we|and|secops)\s+blocked\b|\bblocked\s+(?:it|this|that|the|an?|by)\b|\bdid\s*n[o\u2019']t\s+(?:run|act|follow|execute|do|send|post|comply|obey|reply)")
+                             r"|\b(?:was|were|been|is|are|got|have|has|i|we|and|secops)\s+blocked\b|\bblocked\s+(?:it|this|that|the|an?|by)\b")
 
 
 # an order said not to be done: "do NOT disable the WAF", "never grant admin"
