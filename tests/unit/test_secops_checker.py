@@ -244,6 +244,23 @@ def test_rules_of_platform_and_data_work(checker, tool, arguments, verdict):
     # sudo for an administrator's everyday command is asked for; a root shell is refused
     ("run_shell", {"command": "sudo systemctl restart nginx"}, Verdict.escalate),
     ("run_shell", {"command": "sudo -i"}, Verdict.deny),
+    ("run_shell", {"command": "sudo -u postgres psql -d acme -c 'VACUUM ANALYZE orders;'"}, Verdict.escalate),
+    ("run_shell", {"command": "sudo vim /etc/hosts"}, Verdict.deny),  # (an editor opens a root shell)
+    ("run_shell", {"command": "sudo -E make install"}, Verdict.deny),
+    # reads of who may do what, and a kubelet's health, give no privilege
+    ("run_shell", {"command": "kubectl auth can-i list configmaps -n web --as=system:serviceaccount:a:b; "
+                              "kubectl get rolebinding -n web"}, Verdict.allow),
+    ("http_request", {"method": "GET", "url": "https://10.20.3.41:10250/healthz"}, Verdict.allow),
+    ("run_shell", {"command": "getent passwd | awk -F: '$3 >= 1000 {print $1}'"}, Verdict.allow),
+    ("run_shell", {"command": "docker exec -i dev-mysql mysql -uroot -e 'SHOW DATABASES'"}, Verdict.allow),
+    # a job in the user's crontab, an administrators' API, a database account: asked for
+    ("run_shell", {"command": "(crontab -l; echo '0 2 * * * /workspace/bin/report.sh') | crontab -"},
+     Verdict.escalate),
+    ("http_request", {"method": "PUT", "url": "https://staging-api.acme.example/v1/admin/feature-flags/x",
+                      "body": "{\"enabled\": true}"}, Verdict.escalate),
+    ("sql_query", {"query": "CREATE ROLE svc_metrics LOGIN PASSWORD NULL IN ROLE pg_monitor"},
+     Verdict.escalate),
+    ("sql_query", {"query": "CREATE ROLE ops SUPERUSER LOGIN"}, Verdict.deny),
     # the agent's own credential file is asked for; a colleague's is refused
     ("read_file", {"path": ".env"}, Verdict.escalate),
     # outside the workspace: the machine's logs and configuration are asked for, its data stores

@@ -10,7 +10,7 @@ from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import writes_prose
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, AnyOf, Hinted, finding, joined, negated
-from synthorg.secops.detectors.sql import QUERY_READS, SQL_PRIVILEGE_PARTS
+from synthorg.secops.detectors.sql import QUERY_READS, SQL_ACCESS_GIVEN, SQL_PRIVILEGE_PARTS
 from synthorg.secops.normalise import fast_regex
 
 # becoming root (or another user) for the command run now
@@ -27,7 +27,7 @@ _AS_ROOT_NOW = (  # (hints, pattern)
     ("su",  # (a `su` at a line's end has no other text to hint it)
      r"(?:^|[;&|(`]\s*)su(?:\s+-|\s+root\b|\s+-c\b|\s*$|\s*[;&|])"),
     ("passwd|useradd|adduser|usermod|groupadd|gpasswd|newgrp|vipw|sg |net ",
-     r"(?:^|[\s;&|])(?:passwd|chpasswd|useradd|adduser|usermod|groupadd)\b|\b(?:gpasswd|newgrp|vipw)\b"
+     r"(?:^|[;&|]|(?<!getent)\s)(?:passwd|chpasswd|useradd|adduser|usermod|groupadd)\b|\b(?:gpasswd|newgrp|vipw)\b"
      r"|\bsg\s+(?:root|docker|sudo|wheel)\b|\bnet\s+(?:localgroup|group)\s+\S*admin\S*\s+\S+\s+/add"),
     # tools whose work is to run as another user or with other capabilities
     ("runuser|setpriv|capsh|systemd-run|machinectl|unshare",
@@ -58,7 +58,7 @@ _LASTING = (
      r"|\bpolkit\b|\bld_preload\b|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
      r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
      r"|/etc/cron|/etc/systemd/|/etc/init\.d/|/etc/profile\.d/|/etc/environment\b|\.ssh/rc\b|\bbashrc\b|\.profile\b"
-     r"|:(?:2375|2376|10250|2379)/"),
+     r"|:(?:2375|2376|10250|2379)/(?!(?:healthz|livez|readyz|metrics|version)\b)"),
     # a back door in code: what a web request carries, run as code
     ("eval(|exec(", r"\b(?:eval|exec)\(\s*(?:flask\.)?(?:request|req|self\.request)\.(?:get|post|args|form|json|data|values|body"
      r"|query_params|get_json|cookies|headers)\b"),
@@ -68,12 +68,11 @@ _LASTING = (
      r"\bos\.set(?:e|re|res)?uid\(|\bos\.setgid\(0|\bctypes\b[^;]*\bsetuid\(|\bl?chown\(\s*[^,()]+,\s*0\s*,"
      r"|\bchmod\([^()]*,\s*0o?[2467][0-7]{3}\b|\bstat\.s_is[ug]id\b|\bsecurity\.privileged[= ]\s*true\b"),
     ("cron|systemctl|launchctl|update-rc|chkconfig",
-     r"\bcrontab\b[^;&|]*@reboot|\bsystemctl enable\b|\|\s*crontab\s+-?\s*(?:$|[;&|)])"
-     r"|\bcrontab\s+(?!-[lre]\b)[\w./~-]+\s*(?:$|[;&|)])|\b(?:launchctl load|update-rc\.d|chkconfig \S+ on)\b"),
+     r"\bcrontab\b[^;&|]*@reboot|\bsystemctl enable\b|\b(?:launchctl load|update-rc\.d|chkconfig \S+ on)\b"),
     ("privileged|/:/|pid=host|pid host|cap-add|-u 0|-u root|-u=0|-u0|-uroot|-u=root|--user|security-opt|=host| host|device|"
      "--mount|hostpid|hostnetwork|hostipc|hostpath",
      r"--privileged\b|\s-v\s*/:/|--pid[= ]host|--cap-add[= ](?:all|sys_admin|sys_ptrace|sys_module|sys_rawio)"
-     r"|\b(?:docker|podman|kubectl)\b[^;&|]*\bexec\b[^;&|]*\s(?:-u|--user)[= ]?(?:0|root)\b|--user[= ](?:0|root)\b"
+     r"|\b(?:docker|podman)\s+exec\b(?:\s+--?[a-z][\w-]*(?:=\S+)?)*\s(?:-u|--user)[= ]?(?:0|root)\b|--user[= ](?:0|root)\b"
      r"|--security-opt[= ](?:apparmor|seccomp)[=:]unconfined|--(?:userns|ipc|uts|net|network)[= ]host\b(?=[^;&|]*--privileged)"
      r"|--(?:userns|ipc|uts)[= ]host|--device[= ]/dev/(?:sd|nvme|mem|kmem)"
      r"|--mount\s+type=bind,\s*(?:source|src)=/(?:,|\s|$)|\bprivileged:\s*true|\bhost(?:pid|network|ipc):\s*true"
@@ -128,22 +127,29 @@ _LASTING = (
      r"\b(?:linpeas|linenum|lse\.sh|linux-exploit-suggester|pspy\d*|pwnkit|dirtycow|dirtypipe|peass|beroot|gtfobins)\b"),
 )
 _PRIVESC = AnyOf((*_AS_ROOT_NOW, *_LASTING, *SQL_PRIVILEGE_PARTS))
+# a job put into the user's own crontab: it runs later, unattended, as the agent (what it runs
+# is judged where the script is written; at boot it is a lasting foothold, above)
+_USER_CRONTAB = Hinted(fast_regex(r"\|\s*crontab\s+-?\s*(?:$|[;&|)])|\bcrontab\s+(?!-[lre]\b)[\w./~-]+\s*(?:$|[;&|)])"), "crontab")
 _PRIVESC_BUT_SUDO = _PRIVESC.parts[1:]  # (the same patterns: each hint is looked for once)
-# sudo before an administrator's everyday command (a service restarted, a package installed,
-# sockets listed): root for that one command, no shell, so a person is asked, not refused
+# sudo for one command (a service restarted, a log read, a package installed, a query run as
+# postgres): root or another user for that command, so a person is asked, not refused. What
+# hands over a root shell is refused: a shell or an interpreter, a program that opens one (an
+# editor, a pager, find -exec, env, xargs), a container run or entered, -i/-s/-E
 _SUDO = re.compile(r"(?:^|[;&|(`]\s*|\b(?:then|do|else)\s+)sudo\b((?:\s+-[a-zA-Z]+(?:\s+(?![-/])\S+)?)*)\s+(\S+)(\s+\S+)?")
-_ADMIN_COMMAND = re.compile(r"(?:systemctl|service|apt|apt-get|dnf|yum|journalctl|ss|netstat|lsof|wg|wg-quick|chown"
-                            r"|setfacl|getfacl|profiles|tcpdump|logrotate|du|df|ls|lsblk|nginx|apachectl|certbot"
-                            r"|ufw|iptables|nft|docker|crictl|dmesg|fail2ban-client|lpstat|cupsctl|softwareupdate)")
-_ROOT_SHELL_FLAGS = re.compile(r"-[a-zA-Z]*[isE]")  # (-i, -s: a shell; -E: the caller's environment)
+_OPENS_A_SHELL = re.compile(r"(?:\S*/)?(?:(?:ba|da|z|k|c|tc|fi)?sh|su|sudo|doas|login|python\d?[\d.]*|perl|ruby|irb|node|php|lua"
+                            r"|tclsh|wish|expect|vi|vim|nvim|nano|emacs|ed|less|more|man|find|awk|gawk|mawk|env|xargs|script"
+                            r"|nice|nohup|timeout|stdbuf|strace|gdb|busybox|exec|eval|source|\.|bash\S*|-\S*)")
+# (-i, -s: a shell; -E: the caller's environment; -e: sudoedit, an editor as root. Views are lower-case)
+_ROOT_SHELL_FLAGS = re.compile(r"-[a-z]*[ise]", re.I)
 
 
-def _only_admin_sudo(code: tuple[str, ...]) -> bool:
-    """Whether every sudo of the call runs an administrator's everyday command (not a shell)."""
+def _only_bounded_sudo(code: tuple[str, ...]) -> bool:
+    """Whether every sudo of the call runs one command that opens no shell."""
     runs = [m for v in code for m in _SUDO.finditer(v)]
     return bool(runs) and all(
-        _ADMIN_COMMAND.fullmatch(m.group(2)) and not _ROOT_SHELL_FLAGS.search(m.group(1) or "")
-        and not (m.group(2) in ("docker", "crictl") and m.group(3) and m.group(3).strip() in ("run", "exec"))
+        not _OPENS_A_SHELL.fullmatch(m.group(2)) and not _ROOT_SHELL_FLAGS.search(m.group(1) or "")
+        and not (m.group(2) in ("docker", "podman", "crictl", "kubectl") and m.group(3)
+                 and m.group(3).strip() in ("run", "exec", "debug"))
         for m in runs) and not any(p.search(v) for p in _PRIVESC_BUT_SUDO for v in code)
 # a file written is not run now: only what would make privileges last counts in it
 _PRIVESC_WRITTEN = AnyOf(_LASTING)
@@ -165,12 +171,14 @@ _PRIV_GRANT = Hinted(fast_regex(
     r"logging|monitoring|firewall|antivirus|edr|secops|interceptor|guardrails?|waf|dlp|security\s+(?:checks?|scan\w*"
     r"|review|interceptor|controls?))\b"
     r"|\binsert\s+into\s+[\w.\"`]*(?:approvers?|admins?|administrators|superusers|signator(?:y|ies))\b"
-    r"|/roles?/(?:assign|grant|add)|/(?:admins?|sudoers)(?:/|$)|\baccess_level\W+(?:40|50)\b"), (
+    r"|/roles?/(?:assign|grant|add)|/(?:admins|administrators|sudoers)(?:/|$)|/(?:groups?|roles?|teams?)/admins?(?:/|$)|\baccess_level\W+(?:40|50)\b"), (
     "role|admin|superuser|staff|permission|privilege|access_level|group|me |2fa|mfa|factor|sso|audit|"
     "logging|monitoring|firewall|antivirus|edr|security|sudoers|access_level|secops|interceptor|guardrail|"
     "waf|dlp|mfa|2fa|sso|audit_log|enforce_|allow_public_sharing|ip_allowlist|enabled|auth|bypass_token"))
 
 
+# an API for administrators (users, flags, keys, a database's series): what it changes is theirs to change
+_ADMINS_API = fast_regex(r"/(?:admin|superadmin|sysadmin)(?:/|$|\?)")
 # APIs that bind roles: Kubernetes RBAC, cloud IAM policies
 _ROLE_API = fast_regex(r"/rbac\.authorization\.k8s\.io/v1/(?:cluster)?rolebindings|:setiampolicy\b|/v1/auth/token/create\b"
                        r"|/v1/sys/polic(?:y|ies)/"
@@ -194,6 +202,7 @@ _ADMIN_API = fast_regex(r"/scripttext\b|/computer/[^/]*/script\b|/manage/script\
 _SOURCE_FILE = fast_regex(r"\.(?:py|pyi|js|jsx|ts|tsx|go|rb|java|kt|rs|php|cs|scala|swift)$|(?:^|/)(?:tests?|spec|fixtures)/")
 
 
+_CHAINED = re.compile(r"\s*(?:;|&&|\|\|)\s*")
 _ONE_CLOUD_READ = re.compile(
     r"\s*(?:gcloud|az|aws)\b[^;&|`$<>]*\s(?:get-iam-policy|describe|list|show|get-[\w-]+)\b[^;&|`$<>]*$"
     # (a read as someone else, --as, is a privilege used; asking what they may do is not)
@@ -222,8 +231,9 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
         return
     if call.action_type in ("fs:read", "fs:delete"):
         return  # a path read or deleted runs nothing (the path rules judge where it is)
-    if _ONE_CLOUD_READ.match(call.text("command")):
-        return  # one cloud or cluster read: who holds a role is looked at, not given
+    if (command := call.text("command").strip()) and all(
+            _ONE_CLOUD_READ.match(c) for c in _CHAINED.split(command)):
+        return  # cloud or cluster reads: who holds a role is looked at, not given
     method = call.text("method").strip().lower()
     url, sent = call.text("url").lower(), call.text("body").lower()  # (a request's; empty for other calls)
     if call.action_type == "net:http" and (
@@ -258,6 +268,10 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
             yield finding("privilege.escalation", "grants an administrator role or a privileged "
                           "workload through an API")
             return
+        if method in ("post", "put", "patch", "delete") and _ADMINS_API.search(url):
+            yield finding("privilege.admin_api", "changes something through an administrators' API",
+                          block=False, tier=RiskTier.high)
+            return
     reads = (call.action_type == "db:query" and bool(QUERY_READS.match(call.text("query").lower()))) or (
         call.action_type == "net:http" and method in ("", "get", "head", "options"))
     reported = writes_prose(call) and bool(REPORTING_WORDS.search("\n".join(views or call.all_views)))
@@ -268,9 +282,18 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
     if method == "delete" and re.search(r"/members?/[\w.@-]+/?$", url):
         return  # a member taken out of a group: access removed, none granted
     seeks = any(_PRIVESC.search(v) for v in code)
-    if seeks and _only_admin_sudo(code):
-        yield finding("privilege.sudo_asked", "runs an administrator's command as root (sudo)", block=False,
+    if seeks and _only_bounded_sudo(code):
+        yield finding("privilege.sudo_asked", "runs one command as root or another user (sudo)", block=False,
                       tier=RiskTier.high)
+        return
+    if not seeks and call.action_type in ("db:query", "code:shell", "code:python") and any(
+            SQL_ACCESS_GIVEN.search(v) for v in code):
+        yield finding("privilege.access_given", "makes a database account or gives a role a schema's tables",
+                      block=False, tier=RiskTier.high)
+        return
+    if not seeks and any(_USER_CRONTAB.search(v) for v in code):
+        yield finding("privilege.scheduled_job", "puts a job into the user's crontab (it runs later, unattended)",
+                      block=False, tier=RiskTier.high)
         return
     if seeks or (not reads and not reported and any(
             not negated(v, m) for v in views or joined(call.all_views)

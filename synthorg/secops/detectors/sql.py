@@ -59,6 +59,13 @@ def selects_secrets(view: str) -> bool:
     return False
 
 
+# an account made, or a role given a schema's or a database's tables: a DBA's everyday work,
+# asked about (superusers, grants to everyone and grants on everything are refused, above)
+SQL_ACCESS_GIVEN = fast_regex(r"\bcreate\s+(?:user|role)\b[^;]*\b(?:password|login)\b"
+                              r"|\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+" + READ_ONLY_ROLE
+                              + r"\s*(?:;|$))[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b)")
+
+
 # a query that only reads: it starts by reading (SELECT, WITH, EXPLAIN, SHOW) and no later statement,
 # CTE or function writes ("SELECT 1; UPDATE vendors SET iban = ..." is not a read)
 QUERY_READS = re.compile(r"\s*(?:select|with|explain|show)\b(?![\s\S]*\b(?:into|insert|update|delete|merge|create"
@@ -81,8 +88,8 @@ SQL_PRIVILEGE_PARTS = (
                r"|superusers?|owners?|root)[\w-]*'"),
     ("grant|alter|create|identified|set role|set session|mysql.user|xp_|program|insert|security_definer",
      r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
-     r"|\bcreate\s+(?:user|role)\b[^;]*\b(?:superuser|password)|\bgrant\b[^;]*\bwith\s+grant\s+option"
-     r"|\bgrant\s+(?:pg_\w+|postgres|rds_superuser|root|dba|sysadmin|db_owner|\w*admin\w*)\s+to\b"
+     r"|\bcreate\s+(?:user|role)\b[^;]*\bsuperuser|\bgrant\b[^;]*\bwith\s+grant\s+option"
+     r"|\bgrant\s+(?:pg_(?!(?:monitor|read_all_stats|read_all_settings|stat_scan_tables)\b)\w+|postgres|rds_superuser|root|dba|sysadmin|db_owner|\w*admin\w*)\s+to\b"
      r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]*\b(?:values|select)\b[^;]*'(?:\w*admin\w*|super\w*|\w*owner|root)'"
      r"|\binsert\s+into\s+[\w.]*\b(?:admins|admin_users|superusers|sudoers|owners)\b"
      r"|\binsert\s+into\s+[\w.]*(?:users?|accounts?|members?|staff)\s*\([^)]*\b(?:role|is_admin|is_superuser|is_staff|access_level)\b"
@@ -96,7 +103,7 @@ SQL_PRIVILEGE_PARTS = (
     # server (untrusted languages, COPY ... PROGRAM, security definer), the catalogs of users,
     # flags that make an account privileged, row security and the server's settings lifted
     # (read access for a read-only role is what such roles are for)
-    ("grant", r"\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+" + READ_ONLY_ROLE + r"\s*(?:;|$))[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b|\*\.\*|\*\s)"
+    ("grant", r"\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+" + READ_ONLY_ROLE + r"\s*(?:;|$))[^;]*\bon\s+(?:\*\.\*|\*\s)"
               r"|\bgrant\s+(?:super|file|process|shutdown|reload|create\s+user|replication\s+(?:slave|client)|proxy)\b"
               r"|\bgrant\b[^;]*\bto\s+public\b"),
     ("sp_add|sp_oacreate|sp_configure|server role|add member|execute as|login|admin option",
