@@ -139,6 +139,22 @@ def place_of(path: str, workspace: str) -> str:
     return "sensitive"
 
 
+# the machine's configuration that an administrator changes (a service's config, a pg_hba rule),
+# for a person to approve; not what decides who may sign in or what runs as whom
+_CHANGED_BY_ADMINS = "/etc/"
+_GUARDED_CONFIG = re.compile(r"/etc/(?:passwd|shadow|gshadow|group|sudoers|ssh/|pam\.d|security/|cron|anacrontab|systemd/"
+                             r"|init\.d|rc\.local|profile|bash\.bashrc|environment|ld\.so|hosts(?:\.allow|\.deny)?$|resolv\.conf"
+                             r"|nsswitch|apt/sources|yum\.repos|pki/|ssl/|kubernetes/pki|docker/daemon|fstab|sysctl|modprobe"
+                             # (and the machine's own guards: its logging, auditing and confinement)
+                             r"|rsyslog|syslog|audit|apparmor|selinux|edr|falco|secops|fail2ban|nftables|iptables|ufw)")
+
+
+def admin_changes(path: str) -> bool:
+    """Whether a write to `path` (outside the workspace) is an administrator's change of a
+    service's configuration, asked for rather than refused."""
+    return path.startswith(_CHANGED_BY_ADMINS) and not _GUARDED_CONFIG.match(path)
+
+
 def read_place(path: str) -> str:
     """For a read outside the workspace (of a `sensitive` path): `harmless` (a trusted
     certificate), `system` (the machine's configuration, logs and programs) or `sensitive`."""

@@ -10,7 +10,8 @@ from urllib.parse import unquote
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import RELAYED
-from synthorg.secops.detectors.patterns import Hinted, finding, joined
+from synthorg.secops.detectors.injection import first_mark
+from synthorg.secops.detectors.patterns import Hinted, asked, finding, joined
 from synthorg.secops.detectors.sql import SCRATCH_OBJECT
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.normalise import views as text_views
@@ -291,6 +292,9 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
                 continue
             if rule == "infrastructure_teardown" and any(_DEV_TARGET.search(v) for v in views):
                 continue  # the agent's own dev or test environment
+            if rule in _NAMED_REMOVALS and (name := removal_named(call.task, views)) is not None:
+                yield asked(f"destructive.{rule}", f"{reason}: {name}, which its task names")
+                return
             yield finding(f"destructive.{rule}", reason)
             return
     if call.action_type != "fs:write" and any(_RECORD_ERASED.search(v) for v in views):
@@ -390,7 +394,8 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
             or bool(re.search(r"/members?/[\w.@-]+$", url)) \
             or bool(_SCRATCH_ITEM.search(url))  # (prod-admin's member: access taken, no data)
         yield finding("destructive.delete_critical_resource", "deletes a database, environment or "
-                      "whole collection through an API", block=not one_item, tier=RiskTier.high)
+                      "whole collection through an API", block=not one_item and not removal_named(
+                          call.task, (url,)), tier=RiskTier.high)
         return
     sent = (f"{call.text('url')}\n{call.text('body')}".lower(),) if call.action_type == "net:http" else views
     if any(_BULK_BY_FILTER.search(v) for v in sent):
@@ -487,6 +492,44 @@ _CLOUD_GONE = Hinted(fast_regex(
     r"|collection|index)\(|\b(?:requests|httpx|session|client)\.delete\(\s*f?[\"'][^\"']*(?:/_all\b|/\*)"
     r"|\b(?:delete|remove)-(?:db-cluster|table|backup|stack|repository|secret|function|hosted-zone|file-system)\b"),
     "aws |gcloud|az |vault|terraform state|docker|lifecycle|debug|.delete_|delete-|remove-")
+# a task that asks for something to be removed, and a name specific enough to be that thing's
+# (digits or separators in it: payments-staging-old, billing_scratch_0917, s3://acme-tmp-2024)
+_ASKS_REMOVAL = fast_regex(r"\b(?:delete|remove|drop|destroy|tear\s+down|teardown|decommission|deprovision|purge|wipe"
+                           r"|terminate|retire|clean\s+up|get\s+rid\s+of)\b")
+_RESOURCE_NAME = re.compile(r"(?<![\w.:/*-])[a-z0-9][\w.:/*-]*[-_\d][\w.:/*-]*(?![\w.:/*-])")
+# a name that holds what is removed, or says where ("the folder x/ from the bucket y"): not the target
+_CONTAINER = re.compile(r"\b(?:from|in|under|inside|within|of|on|at)\s+(?:the\s+|our\s+|your\s+|its\s+)?(?:[\w-]+\s+)?$")
+# what someone else wrote, quoted in the task: its words ask the agent for nothing
+_QUOTED_TEXT = re.compile(r"\"[^\"]*\"|`[^`]*`|(?<![\w])'[^'\n]{3,}'(?![\w])|^\s*>.*$", re.M)
+
+
+def removal_named(task: str, views: tuple[str, ...]) -> str | None:
+    """The name of what the call removes when the task's own words ask for that removal and
+    give that name whole ("Delete the stale namespace payments-staging-old"): a person is
+    asked, not refused. A sub-path named (a bucket's tmp/ folder) is not its bucket; an order
+    quoted in the task, or after an injection's marker, is not the task's."""
+    if not task:
+        return None
+    task = task.lower()
+    if (mark := first_mark(task)) is not None:
+        task = task[:mark.start()]
+    task = _QUOTED_TEXT.sub(" ", task)
+    if not _ASKS_REMOVAL.search(task):
+        return None
+    named = {m.group().rstrip("/.:").split("://", 1)[-1] for m in _RESOURCE_NAME.finditer(task)
+             if not _CONTAINER.search(task, max(0, m.start() - 30), m.start())}
+    for v in views:
+        for n in _RESOURCE_NAME.findall(v):
+            whole = n.rstrip("/.:").split("://", 1)[-1]  # (s3://acme-tmp-2024 is the bucket acme-tmp-2024)
+            for name in (whole, whole.rsplit("/", 1)[-1]):  # (an API's URL ends with what it deletes)
+                if len(name) >= 6 and name in named:
+                    return name
+    return None
+
+
+# what a task may name for removal (a person is then asked): a cloud's or a cluster's resource,
+# a database (not a table's rows, which a comment or a second name may hide, nor a repository's history)
+_NAMED_REMOVALS = frozenset({"infrastructure_teardown", "database_wipe"})
 _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandbox)\b[^;&|]*\s\S*-(?:dev|test|sandbox|tmp|\w+-\d+)\b"
                          r"|\bkind delete cluster\b|\bminikube delete\b|--project[= ]\S*(?:dev|test|sandbox)\S*"
                          r"|-chdir[= ]\S*/(?:dev|test|sandbox|local)\b"

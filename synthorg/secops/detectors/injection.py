@@ -136,7 +136,7 @@ def written_mark(text: str) -> re.Match[str] | None:
     return _INJECTION_MARK.search(text) or _INJECTED.search(text)
 
 
-def _first_mark(task: str) -> re.Match[str] | None:
+def first_mark(task: str) -> re.Match[str] | None:
     """The first marker of an injection in the task: the task's own list, or the markers
     that only an injection uses (messages.py, shared with relayed messages)."""
     spaced = task.replace("_", " ")  # ("instructions_for_agent": a JSON key's words; same length)
@@ -152,7 +152,7 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     task = call.task.lower()
     if "\\u" in task:  # (a payload's JSON writes its words with \u escapes)
         task = unicode_unescaped(task)
-    mark = _first_mark(task) if task else None
+    mark = first_mark(task) if task else None
     if mark is None:
         source = _SOURCE_MARK.search(task) if task else None
         if source is not None:

@@ -13,7 +13,7 @@ from synthorg.secops.detectors.credentials import EVIDENCE, SECRET_FILE, generat
 from synthorg.secops.detectors.patterns import Hinted, finding
 from synthorg.secops.detectors.reached_paths import paths_of
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import clean_path, climbs, place_of, read_place, resolve
+from synthorg.secops.places import admin_changes, clean_path, climbs, place_of, read_place, resolve
 
 
 def _own_file(call: ToolCall, raw: str) -> bool:
@@ -33,6 +33,19 @@ _USER_SPACE = re.compile(r"/(?:user|users|home|homes|u|~)/([\w.-]+)(?:/|$|\?)")
 
 # an archive unpacked with its absolute and ../ names kept (tar -P): it writes wherever they say
 _TAR_ABSOLUTE = re.compile(r"\btar\b(?=[^;&|]*(?:\s-[a-zA-Z]*x|\s--extract\b|\sx[a-zA-Z]*f\b))[^;&|]*(?:\s-[a-zA-Z]*P|\s--absolute-names\b)")
+
+
+# a file removed or emptied rather than edited
+_REMOVES = fast_regex(r"\b(?:rm|shred|truncate|unlink|rmtree|remove|rmsync|unlinksync)\b|>\s*/etc/|\bsed\s+-i\s+['\"]?d\b")
+
+
+def _edits(call: ToolCall, code: tuple[str, ...]) -> bool:
+    """Whether the call edits files (writes content into them), not removes or empties them."""
+    if call.action_type == "fs:delete":
+        return False
+    if call.action_type == "fs:write":
+        return bool(call.text("content").strip())
+    return not any(_REMOVES.search(v) for v in code)
 
 
 def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
@@ -79,7 +92,10 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
                               f"reads a colleague's workspace: {path}", block=False,
                               tier=RiskTier.high)
         elif place == "sensitive":
-            if written:
+            if written and admin_changes(path) and _edits(call, code):
+                yield finding("path.write_outside_workspace", f"changes a service's configuration outside the "
+                              f"workspace: {path}", block=False, tier=RiskTier.high)
+            elif written:
                 yield finding("path.write_outside_workspace",
                               f"writes or deletes outside the workspace: {path}")
             elif (kind := read_place(path)) == "system":

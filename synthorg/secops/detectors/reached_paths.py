@@ -40,7 +40,8 @@ _BIN_DIRS = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/
 _READABLE = tuple(p + "/" for p in READABLE_PATHS)
 _INSPECTING_VERBS = frozenset(words("""ls stat file getcap ldd sha256sum sha1sum md5sum b2sum
 strings readlink which du wc cmp diff objdump nm readelf cat head tail"""))
-_WORKING_DIR = fast_regex(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\{?pwd\}?(?!\w)|\$\(\s*git rev-parse --show-toplevel\s*\)")
+_WORKING_DIR = fast_regex(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\{?pwd\}?(?!\w)|\$\(\s*git rev-parse --show-toplevel\s*\)"
+                          r"|`\s*git rev-parse --show-toplevel\s*`")
 
 
 _MOUNT_SOURCE = re.compile(r"(?:^|,)(?:source|src)=([^,]+)")
@@ -138,10 +139,23 @@ _CIDR = re.compile(r"[\d.]+/\d{1,2}|[0-9a-f:]+/\d{1,3}")
 _PREFIX_WORDS = frozenset({"do", "then", "else", "!", "{", "time", "nohup", "command", "builtin"})
 
 
+_SUDO_VALUE_OPTIONS = frozenset({"-u", "-g", "-c", "-d", "-p", "-r", "-t", "-h", "--user", "--group"})
+
+
+def _after_sudo(segment: list[str]) -> list[str]:
+    """`sudo -u postgres tail /x` -> `tail /x` (views are lower case: -C, -D, -U read as -c, -d, -u)."""
+    i = 1
+    while i < len(segment) and segment[i].startswith("-"):
+        i += 2 if segment[i] in _SUDO_VALUE_OPTIONS else 1
+    return segment[i:]
+
+
 def _segment_paths(segment: list[str], cwd: str, commands_only: bool
                    ) -> Iterator[tuple[str, bool]]:
     while segment[0] in _PREFIX_WORDS and len(segment) > 1:  # `do /usr/bin/time ...`: the command after
         segment = segment[1:]
+    if segment[0] in ("sudo", "doas") and len(segment) > 1:  # the command it runs is what reaches a path
+        segment = _after_sudo(segment) or segment
     verb = segment[0]
     if verb == "/" or verb == ".." or (verb == "." and len(segment) == 1) or _ONLY_SLASHES.fullmatch(verb):
         return  # ( $a - $b ) / 86400: a division in a sum, no command (nor a pattern's '..|.' cut at its |)
@@ -156,10 +170,10 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         args = [w for w in segment if on_file_system(w.split("=(", 1)[-1])]
     if verb in ("df", "du", "basename", "dirname"):
         return  # sizes and free space, or names: not contents
-    if verb == "sed":
+    if verb == "sed":  # its script's addresses (/re/,/re/p; a quoted one split at its spaces) are no paths
         writes = any(a.startswith(("-i", "--in-place")) for a in args)
-        args = [a for a in args if not (a.strip("'\"").startswith("/") and (
-            "/," in a or a.strip("'\"").endswith(("/p", "/d", "/"))))]
+        args = [a for a in args if not ("/," in a or (a.strip("'\"").startswith("/") and a.strip("'\"").endswith(
+            ("/p", "/d", "/"))))]
     if verb == "ln":  # a symbolic link's relative target is found from the link's own folder
         names = [a for a in args if not a.startswith("-")]
         if len(names) == 2 and not names[0].startswith(("/", "~")) and any(
