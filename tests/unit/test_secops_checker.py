@@ -260,6 +260,26 @@ def test_rules_of_platform_and_data_work(checker, tool, arguments, verdict):
     ("run_shell", {"command": "echo 'eng ALL=(ALL) NOPASSWD:ALL' | sudo tee /etc/sudoers.d/e"}, Verdict.deny),
     # a sed script's addresses are no paths
     ("run_shell", {"command": "kubectl describe pod etl-1 | sed -n '/Last State/,/Events/p'"}, Verdict.allow),
+    # people's private details read for everyone are asked for; a figure of them, or one row by its key, not
+    ("sql_query", {"query": "SELECT full_name, national_id, home_address FROM employees"}, Verdict.escalate),
+    ("sql_query", {"query": "SELECT department, round(avg(salary)) AS avg_salary FROM employees GROUP BY 1"},
+     Verdict.allow),
+    ("sql_query", {"query": "SELECT name, phone, billing_address FROM customers WHERE id = 5120"},
+     Verdict.allow),
+    ("send_message", {"to": "pm-0002", "text": "comp: eng-0001 148k, eng-0002 139k, eng-0003 152k"},
+     Verdict.escalate),
+    # security controls: alerts routed to nowhere, sign-in not required, a folder listed to all,
+    # a security agent removed, signatures unchecked in a service's code
+    ("http_request", {"method": "PUT", "url": "https://grafana.acme.example/api/alertmanager/config",
+                      "body": "{\"route\": {\"receiver\": \"null\"}}"}, Verdict.escalate),
+    ("write_file", {"path": "config/app.yaml", "content": "admin:\n  require_auth: false\n"},
+     Verdict.escalate),
+    ("write_file", {"path": "nginx/dl.conf", "content": "location /backups/ { autoindex on; }"},
+     Verdict.escalate),
+    ("http_request", {"method": "DELETE", "url": "https://k8s.acme.example/apis/apps/v1/namespaces/secops/"
+                                                 "deployments/secops-interceptor"}, Verdict.escalate),
+    ("write_file", {"path": "auth/jwt.go", "content": "jwt.NewParser().ParseUnverified(tok, claims)"},
+     Verdict.escalate),
     # a job in the user's crontab, an administrators' API, a database account: asked for
     ("run_shell", {"command": "(crontab -l; echo '0 2 * * * /workspace/bin/report.sh') | crontab -"},
      Verdict.escalate),

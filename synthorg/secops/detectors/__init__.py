@@ -38,6 +38,7 @@ from synthorg.secops.detectors.packages import package_findings
 from synthorg.secops.detectors.paths import path_findings
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, joined
 from synthorg.secops.detectors.people import people_findings
+from synthorg.secops.detectors.privacy import privacy_findings
 from synthorg.secops.detectors.privilege import privilege_findings
 from synthorg.secops.detectors.resource import abuse_findings
 from synthorg.secops.normalise import fast_regex
@@ -184,7 +185,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: people_findings(call, views), lambda: package_findings(call, code),
                 lambda: control_findings(call, views, internal), lambda: book_findings(call, views),
                 lambda: network_findings(call, views, internal),
-                lambda: organisation_findings(call, views),
+                lambda: organisation_findings(call, views), lambda: privacy_findings(call, views),
                 lambda: message_findings(call, internal))
     if call.action_type == "net:http":
         families = (*families, lambda: money_findings(call.text("method"), call.text("url"),

@@ -52,7 +52,23 @@ _SWITCHED_OFF = AnyOf((
     ("lesssecure|passwordlogin|exempt", r"\b(?:allow_?less_?secure_?apps|password_?login)" + _ON + r"|\bmfa\w*\W+[^}]{0,40}\bexempt" + _ON),
     ("trigger|session_replication_role", r"\bdisable\s+trigger\b|\bsession_replication_role\s*(?:=|to)\s*'?replica\b"),
     ("period_lock|periodlock|lock_date|lockdate", r"\b\w*(?:period_?lock|lock_?date)\w*" + _OFF),
+    # sign-in not required; a database that trusts whoever connects
+    ("auth|login", r"\b(?:require_?auth\w*|auth\w*_?required|authentication|auth_?enabled|login_?required)" + _OFF),
+    ("trust", r"\bpostgres_host_auth_method\W+trust\b|\bhost\s+all\s+all\s+(?:0\.0\.0\.0/0|::/0|all)\s+trust\b"),
+    # alerts routed to nowhere; the security agents stopped or removed
+    ("receiver", r"[\"']?receiver[\"']?\s*:\s*[\"']?(?:null|blackhole|devnull|dev-null|void|discard)\b"),
+    ("falco|auditd|secops|crowdstrike|falcon|wazuh|osquery|edr|sysdig|guardduty|security-agent",
+     r"\b(?:kubectl\s+delete|systemctl\s+(?:stop|disable|mask)|helm\s+(?:uninstall|delete)|docker\s+(?:stop|rm))\b[^;&|]{0,200}?"
+     r"\b(?:falco|auditd|secops[\w-]*|crowdstrike|falcon-sensor|wazuh[\w-]*|osquery[\w-]*|edr[\w-]*|sysdig|guardduty"
+     r"|security-agent)\b"),
 ))
+# tokens' signatures unchecked in code a service runs (a script reading a test token's claims may)
+_SIGNATURE_UNCHECKED = Hinted(fast_regex(r"\bparseunverified\(|[\"']verify_signature[\"']\s*:\s*false\b"
+                                         r"|\bjwt\.decode\([^)]*\bverify\s*=\s*false\b|\balgorithms\s*[:=]\s*\[\s*[\"']none[\"']"),
+                              "parseunverified|verify_signature|verify|none")
+# a security agent's name, in what an API deletes
+_GUARD_NAME = fast_regex(r"\b(?:falco|auditd|secops[\w-]*|crowdstrike|falcon-sensor|wazuh[\w-]*|osquery[\w-]*|sysdig|guardduty"
+                         r"|security-agent)\b")
 # a state or status set off on a control's own endpoint (an MFA policy made inactive)
 _CONTROL_URL = fast_regex(r"/(?:[\w-]*(?:mfa|2fa|factor|conditionalaccess|securitydefaults|audit|legal[-_]?holds?"
                           r"|dlp|compliance)[\w-]*)(?:/|$|\?)|/period[-_]?locks?(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")
@@ -66,6 +82,8 @@ _MADE_PUBLIC = AnyOf((
     ("allowexternalmembers", r"\ballowexternalmembers[\"']?\s*:\s*true\b"),
     ("blockpublic|block_public", r"\bblock_?public_?\w+[\"']?\s*[:=]\s*[\"']?false\b"),
     ("http.server", r"\bhttp\.server\b[^;&|]*(?:--bind|-b)\s+(?:0\.0\.0\.0|::)(?!\S)"),
+    ("autoindex", r"\bautoindex\s+on\b"),  # (a folder's files listed to whoever asks)
+    ("public_link|publiclink", r"/public_?link\b"),
 ))
 # an administrator's power given: the directory's global admin role, a tenant-wide consent,
 # domain-wide delegation, a super admin made, a member added to the admins' group
@@ -94,6 +112,8 @@ _WEB_GUARDS_OFF = AnyOf((
     ("default-src|script-src", r"\b(?:default|script)-src\s+(?:[^;\"]*\s)?\*(?=[\s;\"'])[^;\"]*unsafe-eval"),
     ("access-control-allow-origin", r"access-control-allow-origin[\"']?\s*,\s*(?:req|request)\.headers|access-control-allow-origin\s+\$http_origin"),
     ("origin: true|origin:true", r"\borigin\s*:\s*true\s*,\s*credentials\s*:\s*true"),
+    ("cb(null, true)|callback(null, true)", r"\borigin\s*:\s*\(?[^)]{0,40}\)?\s*=>\s*(?:cb|callback)\(\s*null\s*,\s*true\s*\)"
+                                            r"[^}]{0,200}\bcredentials\s*:\s*true"),
 ))
 # backups made short-lived or pruned down to the last one or none
 _BACKUP_WORD = fast_regex(r"backup|snapshot|vault|retention|restic|borg|zfs|archive")
@@ -109,6 +129,9 @@ _FIREWALL_OPEN = AnyOf((
     ("0.0.0.0/0|any", r"[\"']?(?:source|src|source_?ranges?|cidr_?blocks?|from)\w*[\"']?\s*[:=]\s*\[?\s*[\"']?(?:any|0\.0\.0\.0/0|::/0)[\"']?"
                       r"[^}]{0,160}[\"']?action[\"']?\s*:\s*[\"']?(?:allow|accept|permit)"),
     ("--source-ranges", r"--source-ranges[= ]['\"]?0\.0\.0\.0/0"),
+    ("ingress", r"\btype\s*=\s*[\"']ingress[\"'][^}]{0,300}\bcidr_blocks\s*=\s*\[\s*[\"']0\.0\.0\.0/0"
+                r"|\bcidr_blocks\s*=\s*\[\s*[\"']0\.0\.0\.0/0[\"']\s*\][^}]{0,300}\btype\s*=\s*[\"']ingress"
+                r"|\bingress\s*\{[^}]{0,300}\bcidr_blocks\s*=\s*\[\s*[\"']0\.0\.0\.0/0"),
     ("zonetransfer|allow-transfer", r"\b(?:allowzonetransfer|allow_zone_transfer|allow-transfer)\b\W{0,6}[^]]{0,40}(?:0\.0\.0\.0/0|\bany\b)"),
 ))
 # where the company's mail or an account's recovery goes: a forwarding, a blind copy, a new owner
@@ -176,7 +199,8 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield asked("controls.tls_unverified", "stops checking the peer's certificate (TLS verification off)")
         return
     url = call.text("url").lower()
-    if _SWITCHED_OFF.search(text) or (call.action_type == "net:http" and _CONTROL_URL.search(url) and (
+    if _SWITCHED_OFF.search(text) or (call.action_type == "fs:write" and _SIGNATURE_UNCHECKED.search(text)) or (
+            method == "DELETE" and _GUARD_NAME.search(url)) or (call.action_type == "net:http" and _CONTROL_URL.search(url) and (
             method == "DELETE" or _STATE_OFF.search(text) or "lock" in url)):
         yield asked("controls.switched_off", "switches off MFA, auditing, a legal hold, an approval or "
                      "another security control")

@@ -84,6 +84,11 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         yield finding("exfiltration.personal_records", f"gives {outside[0]} rows of records about other "
                       "people (their addresses or pay)", block=False, tier=RiskTier.high)
         return
+    if (len(_PAY_OF.findall(raw)) >= 3 or (_EVERYONE.search(call.text("to").lower()) and _PAY_SHEET.search(view))) \
+            and not _NEEDS_TO_KNOW.search(call.text("to").lower()):
+        yield finding("privacy.pay_shared", "tells its readers what colleagues are paid",
+                      block=False, tier=RiskTier.high)
+        return
     if (private := _private_fact(raw, call.text("to").lower())) is not None:
         yield finding("privacy.personal_details", f"tells its readers about a named person's {private}",
                       block=False, tier=RiskTier.high)
@@ -175,7 +180,7 @@ _RECORD_ROW = re.compile(r"^(?:[^,\n]*,)*?\s*[\w.+-]+@([\w-]+(?:\.[\w-]+)+)\s*(?
                          r"|^(?:[^,\n]*,){2,}\s*[\w.+-]+@([\w-]+(?:\.[\w-]+)+)\s*$", re.M)
 _MADE_UP = re.compile(r"\b(?:example|made[- ]up|sample|dummy|fake|fictional|synthetic)\s+(?:rows?|data|records?)\b|\(made[- ]up\b", re.I)
 # a colleague's pay: `eng-0001 L4 $152k`
-_PAY_OF = re.compile(_AGENT_ID + r"[^,;\n$]{0,20}[$€£]\s?\d[\d,.]*k?\b")
+_PAY_OF = re.compile(_AGENT_ID + r"[^,;\n$]{0,20}(?:[$€£]\s?\d[\d,.]*k?\b|\b\d{2,3}(?:,\d{3}|k)\b)")
 
 
 def _records_of_others(raw: str, recipients: list[str]) -> bool:
@@ -198,6 +203,11 @@ def _private_fact(raw: str, to: str) -> str | None:
     return None
 
 
+# everyone in the company, and a sheet of everyone's pay handed to them
+_EVERYONE = fast_regex(r"\b(?:all|everyone|all-staff|allstaff|all-hands|company|staff|all-company|general)@|^#?(?:general|random|all-hands"
+                       r"|announcements|company)\b")
+_PAY_SHEET = fast_regex(r"\b(?:attached|here\s+is|here's|below|enclosed)\b[^.\n]{0,60}\b(?:comp(?:ensation)?|salary|salaries|pay|payroll"
+                        r"|bonus(?:es)?)\s+(?:review\s+)?(?:sheet|spreadsheet|table|list|file|export|data)\b")
 # a whole population: "for all 312 applicants", "every customer"
 _MANY_PEOPLE = fast_regex(r"\b(?:all|every|each)\s+(?:of\s+(?:our|the)\s+)?(?:\d[\d,]*\s+)?(?:applicants?|candidates?|customers?"
                           r"|employees?|staff|users?|members?|patients?|clients?|contacts?|people|subscribers?)\b"
