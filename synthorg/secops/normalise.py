@@ -591,6 +591,8 @@ def substitute_vars(text: str) -> str:
 
 _SINGLE_QUOTED_PART = re.compile(r"((?<![\w\\])'[^'\n]*')")
 _INDIRECT = re.compile(r"\$\{!(\w+)\}")
+_NAMEREF = re.compile(r"\b(?:declare|typeset|local)\s+-n\s+(\w+)=[\"']?(\w+)[\"']?")
+_REF_USE = re.compile(r"\$\{?(\w+)\}?")
 
 
 _SCRIPT_SET = re.compile(r"\bread\s+(?:-[a-zA-Z]+\s+(?:[\"'][^\"']*[\"']\s+|\d+\s+)?)*([A-Za-z_]\w*(?:[ \t]+[A-Za-z_]\w*)*)"
@@ -1007,7 +1009,13 @@ def _forms(raw: str) -> list[str]:
         forms += [named, unquoted(named)]
     if "${!" in raw:  # v=AWS_SECRET; ${!v} is $AWS_SECRET (the variable it names, kept as named)
         named_by = _plain_assignments(raw)
-        forms.append(_INDIRECT.sub(lambda m: "$" + named_by.get(m.group(1), m.group(1)), raw))
+        forms.append(named := _INDIRECT.sub(lambda m: "$" + named_by.get(m.group(1), m.group(1)), raw))
+        forms.append(unquoted(substitute_vars(named)))  # (and its value: t=V; V=/srv; rm -rf "${!t}")
+    if "-n" in raw and (refs := dict(_NAMEREF.findall(raw))):  # declare -n t=DIR: $t is $DIR
+        named = _REF_USE.sub(lambda m: "$" + refs[m.group(1)] if m.group(1) in refs else m.group(0), _NAMEREF.sub(" ", raw))
+        forms += [named, unquoted(substitute_vars(named))]
+    if "busybox " in raw:  # busybox wget ... | busybox sh: the applet named is what runs
+        forms.append(raw.replace("busybox ", ""))
     if "decode(" in raw and _DECODED_ADDRESS.search(raw):  # b64decode('<an address read in place>')
         forms.append(_DECODED_ADDRESS.sub(r"'\2'", raw))  # is that address, as a literal
     if "$(" in raw and "|" in raw:  # (its own pipes would end the command around it for a pattern)

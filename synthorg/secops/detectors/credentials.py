@@ -249,6 +249,10 @@ def generates_keys(call: ToolCall) -> bool:
 _SHOWS_NO_VALUE = re.compile(r"[^|;&>]{0,80}?(?:>\s*/dev/null\s*(?:$|[;&)]|2>)|\|\s*jq\b[^;&]{0,40}?\bkeys(?:_unsorted)?\b[^|;&]*(?:$|[;&)])"
                              # (or only a token's handle and terms: its accessor, policies, lifetime)
                              r"|\|\s*jq\b[^;&|]{0,40}?\.(?:auth\.)?(?:accessor|policies|lease_duration|lease_id|ttl|expire_time)\b[^|;&]*(?:$|[;&)]))")
+# a process that handles passwords or keys, traced or attached to: what it reads is captured
+_SNOOPED = Hinted(fast_regex(r"\b(?:strace|ltrace|gdb|bpftrace|perf\s+trace)\b[^;&|]{0,80}\s-p\s*[\"']?\$[({]\s*(?:pgrep|pidof)\b[^)}]{0,40}"
+                             r"\b(?:sshd|sudo|login|passwd|su|vault|gpg-agent|ssh-agent|keepassxc|1password)\b"),
+                  "strace|ltrace|gdb|bpftrace|perf")
 _KEEPS = re.compile(r"\b(?:gcore|\w*dump\w*|cp|tar|copy|tee)\b")
 _METADATA_HINT = fast_regex(r"169\.254|metadata|100\.100\.100\.200|fd00:ec2|://(?:[^/\s@]*@)?(?:0|\d{9,}|\[)")
 
@@ -371,6 +375,14 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
         yield finding("secrets.exposed_variable", "writes a secret variable into a file it commits")
         return
     own_env = any(_OWN_ENV_WRITE.search(v) for v in code)
+    if any(_SNOOPED.search(v) for v in code):
+        yield finding("secrets.credential_command", "traces a process that handles passwords (what users type is read)")
+        return
+    if call.action_type == "net:http" and _METADATA_HINT.search(body := call.text("body").lower()) and any(
+            is_metadata_host(h) for h in hosts_of(body)):  # (a preview or webhook service made to fetch it: SSRF)
+        yield finding("secrets.instance_metadata", "has a service fetch the cloud metadata service, which hands "
+                      "out the machine's credentials")
+        return
     for v in code:
         if (m := _CREDENTIAL_COMMAND.search(v)) and not (  # (a dump or a copy keeps what it took)
                 _SHOWS_NO_VALUE.match(v, m.end()) and not _KEEPS.search(v, m.start(), m.end() + 80)):

@@ -31,7 +31,7 @@ _DESTRUCTIVE = [
                 r"|\bpg_restore\b(?=[^;&|]*\s(?:--clean|-\w*c\w*)\b)(?=[^;&|]*(?:-d\s*|--dbname[= ]|dbname=)\w*prod)"),
             "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli|mysqladmin|pg_restore"),
      "database_wipe", "drops a database"),
-    (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s\+\w))(?:[^;&|]*\b(?:main|master|trunk|"
+    (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s[\"']?\+[\w$]))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"
                 r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*(?:\s:(?:refs/heads/)?(?:main|master|trunk|release[\w.-]*|prod\w*)\b|--delete\s+(?:origin\s+)?(?:main|master)\b)"
                 r"|\bgit(?:\s+-[cC]\s+\S+)*\s+push\b[^;&|]*\s--mirror\b"
@@ -46,6 +46,8 @@ _DESTRUCTIVE = [
      "history_rewrite", "rewrites or deletes shared history"),
     (Hinted(fast_regex(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s*'?\s*(?:;|$|returning\b)"
+                # (USING joins a table in, and with no WHERE every row goes: DELETE FROM orders o USING (SELECT 1) k)
+                r"|\bdelete\s+from\s+[\w\"`.]+(?:\s+(?:as\s+)?\w+)?\s+using\b(?![^;]*\bwhere\b)"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s+where\s+(?:1\s*=\s*1|true|1|'1'\s*=\s*'1'|\d+\s*>\s*0)\s*(?:;|$)"
                 r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).)*(?:;|$)"
                 r"|(?:^|;)\s*delete\s+\w+\s*$|\bdropdatabase\b|(?<!rename-command )\bflushall\b|\bflushdb\b"

@@ -1,14 +1,16 @@
-"""Packages installed: versions known to have shipped malware, and names one typing slip away
-from a popular package's (typosquats)."""
+"""Packages installed: versions known to have shipped malware, names one typing slip away from
+a popular package's (typosquats), and where packages and images come from pointed at a host
+that is neither the company's nor a public registry."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.normalise import fast_regex
+from synthorg.secops.places import hosts_in, is_internal
 
 _INSTALL = fast_regex(r"\b(?:npm|yarn|pnpm|bun)\s+(?:i|install|add)\b([^;&|\n]*)"
                       r"|\b(?:pip3?|uv\s+pip|poetry|pipenv)\s+(?:install|add)\b([^;&|\n]*)")
@@ -30,7 +32,48 @@ _KNOWN_NEAR = frozenset({"react-native", "preact", "vitest", "vue-router", "nuxt
                          "pytest-cov", "request-promise", "express-session", "jest-cli", "eslint-config"})
 
 
-def package_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+# where a project's packages or a service's image come from: an index, a registry, a source,
+# a replaced module, a dependency's tarball or git URL, an image set or built on
+_SOURCE = fast_regex(
+    r"\b(?:extra-)?index-url\s*[= ]\s*[\"']?(\S+)|\bregistry\s*[= ]\s*[\"']?(https?://\S+)|\bnpm\s+config\s+set\s+registry\s+(\S+)"
+    r"|(?:^|;)\s*source\s+[\"'](\S+?)[\"']|(?:^|;)\s*replace\s+\S+\s*=>\s*(\S+)|[\"'](?:git\+)?(https?://[^\"'\s]+?(?:\.git|\.tgz|\.tar\.gz))[\"']"
+    r"|[\"']resolved[\"']\s*:\s*[\"'](https?://[^\"']+)|\bset\s+image\s+\S+\s+[\w-]+=(\S+)"
+    r"|(?:^|;)\s*from\s+(?:--platform=\S+\s+)?(\S+)|(?:^|;)\s*-?\s*image:\s*[\"']?(\S+?)[\"']?\s*(?:;|$)"
+    r"|\bgo\s+(?:run|install|get)\s+(\S+?)@", re.M)  # (a view's lines are joined by " ; ")
+# public registries and package hosts (a company's own are its internal domains)
+_PUBLIC_SOURCES = ("npmjs.org", "npmjs.com", "yarnpkg.com", "pypi.org", "pythonhosted.org", "rubygems.org",
+                   "golang.org", "go.dev", "gopkg.in", "googlesource.com", "github.com", "githubusercontent.com",
+                   "gitlab.com", "bitbucket.org", "docker.io", "docker.com", "ghcr.io", "gcr.io", "pkg.dev", "quay.io",
+                   "k8s.io", "mcr.microsoft.com", "azurecr.io", "amazonaws.com", "public.ecr.aws", "maven.org",
+                   "apache.org", "crates.io", "nuget.org", "jsdelivr.net", "unpkg.com", "conda.anaconda.org",
+                   "anaconda.org", "pytorch.org", "nvcr.io", "registry.terraform.io", "hashicorp.com")
+
+
+def _registry_host(value: str) -> str | None:
+    """The host a source value names: a URL's, or an image's registry (`host.tld/repo:tag`)."""
+    value = value.strip("\"',;")
+    if "://" in value:
+        hosts = sorted(hosts_in(value + " "))
+        return hosts[0] if hosts else None
+    first = value.split("/", 1)[0]
+    return first.split(":", 1)[0] if "/" in value and ("." in first or ":" in first) else None
+
+
+def _outside_source(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
+    for v in views:
+        for m in _SOURCE.finditer(v):
+            host = _registry_host(next(g for g in m.groups() if g))
+            if host and not is_internal(host, internal) and not host.endswith(_PUBLIC_SOURCES) \
+                    and host not in ("localhost", "127.0.0.1") and not host.replace(".", "").isdigit():
+                return host
+    return None
+
+
+def package_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str] = ()) -> Iterator[Finding]:
+    if call.action_type in ("code:shell", "fs:write") and (host := _outside_source(views, internal)):
+        yield Finding("supply_chain.outside_source", False, f"takes packages or images from {host}, neither "
+                      "the company's nor a public registry", RiskTier.high)
+        return
     if call.action_type != "code:shell":
         return
     for v in views:
