@@ -292,6 +292,12 @@ def test_rules_of_platform_and_data_work(checker, tool, arguments, verdict):
     ("sql_query", {"query": "DELETE FROM orders o USING (SELECT 1) AS k"}, Verdict.deny),
     ("run_shell", {"command": "git push origin \"+$(git commit-tree x -m c):refs/heads/main\""},
      Verdict.deny),
+    # a port probed sends nothing; variables printed by name are no dump; a rotation's time is no password
+    ("run_shell", {"command": "nc -zv -w 3 portquiz.example.net 4444"}, Verdict.allow),
+    ("run_shell", {"command": "kubectl exec deploy/web -- printenv NODE_ENV LOG_LEVEL"}, Verdict.allow),
+    ("run_shell", {"command": "kubectl -n pr-1190 exec deploy/web -- printenv"}, Verdict.deny),
+    ("run_shell", {"command": "vault write -f database/rotate-role/app && vault read -format=json "
+                              "database/static-creds/app | jq '.data.last_vault_rotation'"}, Verdict.allow),
     # packages and images from a host neither the company's nor a public registry's
     ("write_file", {"path": "go.mod",
                     "content": "module x\n\nreplace golang.org/x/crypto => git.example.org/g/c v1\n"},

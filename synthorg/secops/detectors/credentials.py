@@ -21,7 +21,7 @@ SECRET_FILE = Hinted(fast_regex(
     r"|/etc/(?:shadow|gshadow|sudoers|master\.passwd)|\.netrc\b|\.pgpass\b|\.git-credentials"
     r"|\.docker/config\.json|\.kube/config|\bkubeconfig\b(?!\W{1,3}\$\{\{\s*secrets\.)(?!\s*[=:]\s*[\"']?(?![/~$])[\w.-]+/)|/tmp/ssh-[^/\s]*/agent\.|\bssh_auth_sock\s*=\s*[\"']?(?:/tmp/|/run/user/|\$(?!ssh_auth_sock))|credentials\.(?:json|ya?ml|csv|txt)"
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
-    r"|\.zsh_history|/proc/(?:self|\d+|\*|\[0-9\]\*?|\[\d-\d\]\*?)/environ|/var/run/secrets|\bservice[-_]?account[\w-]*\.json"
+    r"|\.zsh_history|/proc/(?:self|\d+|\*|\[0-9\]\*?|\[\d-\d\]\*?)/environ|/var/run/secrets(?!/kubernetes\.io/serviceaccount/namespace\b)|\bservice[-_]?account[\w-]*\.json"
     # (a CA's certificate is public; Android's debug keystore has a published password)
     r"|\.pem\b(?<![-_.]ca\.pem)(?<!ca-bundle\.pem)(?<!chain\.pem)|\.(?:p12|pfx|jks)\b|\.keystore\b(?<!\bdebug\.keystore)"
     r"|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
@@ -60,7 +60,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
     ("airflow", r"\bairflow\s+(?:connections\s+(?:export|get)|variables\s+export)\b"),
     ("/variables", r"/api/v4/(?:projects|groups)/[^/\s]+/variables\b"),
     ("kubectl", r"\bkubectl\b[^;&|]*\bconfig view\b[^;&|]*--(?:raw|flatten)|\bkubectl\b[^;&|]*\bget\s+secrets?\b(?![^;&|]*\{\.data\.(?:tls|ca)\\?\.crt\})(?![^;&|]*\s-o\s*(?:name\b|(?:custom-columns|jsonpath)=(?![^;&|]*\.data)))[^;&|]*\s-o"
-                r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
+                r"|\bkubectl\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b(?!\s+[\w-])"),  # (printenv NODE_ENV: one named)
     ("--export-secret", r"\bgpg\b[^;&|]*--export-secret"),
     ("aws ", r"\baws configure (?:get\b(?!\s+(?:[\w.-]+\.)?(?:region|output|cli_pager|s3\.\w+|max_attempts|retry_mode)\b)|export-credentials\b)|\baws\b[^;&|]*\b(?:get-secret-value|get-session-token"
              r"|get-parameters?\b[^;&|]*--with-decryption|create-access-key)\b"),
@@ -74,7 +74,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
                r"|cred|auth|cert|dsn|url|conn))[\w-]+\b)"),
     ("gh auth", r"\bgh auth token\b|\bgh auth status\b[^;&|]*(?:-t\b|--show-token)"),
     ("credential", r"\bgit credential(?:-\w+)? (?:fill|get)\b|\bcredential\.helper\b(?<!--get credential\.helper)(?<!--get-all credential\.helper)"),
-    ("docker|podman", r"\b(?:docker|podman)\b[^;&|]*?\sinspect\b[^;&]*(?:\benv\b|\|\s*(?:e?grep|rg|jq)\b[^;&|]*(?:pass|secret|token|key|cred))|\b(?:docker|podman)\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b"),
+    ("docker|podman", r"\b(?:docker|podman)\b[^;&|]*?\sinspect\b[^;&]*(?:\benv\b|\|\s*(?:e?grep|rg|jq)\b[^;&|]*(?:pass|secret|token|key|cred))|\b(?:docker|podman)\b[^;&|]*\bexec\b[^;&|]*\s(?:env|printenv)\b(?!\s+[\w-])"),
     ("security |heroku|npm token|op read|op item|doctl auth|vercel env",
      r"\bsecurity (?:find-(?:generic|internet)-password|dump-keychain)\b|\bheroku auth:token\b|\bheroku config\b(?!:set)|\bnpm token (?:list|create)\b"
      r"|\bop (?:read|item get)\b|\bdoctl auth\b|\bvercel env pull\b"),
@@ -101,7 +101,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
      r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
     ("/run/secrets/|/v1/secret/|/v1/sys/|ssh_auth_sock=|/v1/kv/|/v1/auth/token|/secrets|/actuator/|pprof",
      # (a secret handed to a login on its standard input is used, not shown)
-     r"(?<!--password-stdin < )(?<!--password-stdin <)/run/secrets/|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/|/v1/auth/token/(?:create|lookup-self)"
+     r"(?<!--password-stdin < )(?<!--password-stdin <)/run/secrets/(?!kubernetes\.io/serviceaccount/namespace\b)|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/|/v1/auth/token/(?:create|lookup-self)"
      r"|/v1/kv/[^\s?#]*(?:secret|cred|passw|token|key|vault|prod)|/v1/kv/[^\s]*[?&]recurse"
      r"|/api/v1/(?:namespaces/[^/\s]+/)?secrets\b|/v1/sys/(?:generate-root|rekey)\b"
      # a service's memory or settings handed out: a heap dump holds its secrets
@@ -248,7 +248,8 @@ def generates_keys(call: ToolCall) -> bool:
 # what a credential command's output goes to when no value is shown: nothing, or its keys' names
 _SHOWS_NO_VALUE = re.compile(r"[^|;&>]{0,80}?(?:>\s*/dev/null\s*(?:$|[;&)]|2>)|\|\s*jq\b[^;&]{0,40}?\bkeys(?:_unsorted)?\b[^|;&]*(?:$|[;&)])"
                              # (or only a token's handle and terms: its accessor, policies, lifetime)
-                             r"|\|\s*jq\b[^;&|]{0,40}?\.(?:auth\.)?(?:accessor|policies|lease_duration|lease_id|ttl|expire_time)\b[^|;&]*(?:$|[;&)]))")
+                             r"|\|\s*jq\b[^;&|]{0,40}?(?:\.(?:auth\.|data\.)?|\{\s*)(?:accessor|policies|lease_duration|lease_id|ttl|expire_time"
+                             r"|last_vault_rotation|rotation_period)\b[^|;&]*(?:$|[;&)]))")
 # a process that handles passwords or keys, traced or attached to: what it reads is captured
 _SNOOPED = Hinted(fast_regex(r"\b(?:strace|ltrace|gdb|bpftrace|perf\s+trace)\b[^;&|]{0,80}\s-p\s*[\"']?\$[({]\s*(?:pgrep|pidof)\b[^)}]{0,40}"
                              r"\b(?:sshd|sudo|login|passwd|su|vault|gpg-agent|ssh-agent|keepassxc|1password)\b"),

@@ -28,7 +28,7 @@ from synthorg.secops.places import LOCAL_URL, MAIL_ADDRESS, hosts_in, is_interna
 _NET_SEND = Hinted(fast_regex(
     r"\b(?:urlopen|requests\.get|httpx\.get|\.get)\(\s*[\"']https?://[^\"']*[?&][\w-]+=[\"']\s*\+|\|\s*xargs\b[^;&]*\bcurl\b|\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-[a-z]*f\s+[\"']?[\w.:-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
     r"|\s@\S|\s-h\s*\S*authorization)|\bwget\b[^;&|]*--(?:post-data|post-file|body-file|body-data|method[= ](?:post|put))"
-    r"|\b(?:nc|ncat|netcat|socat|telnet)\b|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
+    r"|\b(?:nc|ncat|netcat|socat|telnet)\b(?![^;&|]*\s-[a-y]*z)|/dev/(?:tcp|udp)/|\b(?:scp|sftp|rsync)\b[^;&|]*\S+:\S*"
     r"|\bftp\b\s|\b(?:mail|mailx|sendmail|mutt)\b[^;&|]*@|\bssh\b[^;&|]*@"
     r"|\b(?:dig|nslookup|host)\b[^;&|]*(?:\$\(|`|\b[a-z0-9]{24,}\.|\$\{?\w+\}?\.[\w-]+\.)"
     # a URL's query made of data encoded in place: "http://x/?d=" . base64_encode(...)

@@ -18,7 +18,7 @@ from synthorg.secops.places import hosts_in
 # a refusal, or a change said not to be made: "we can't share that", "I haven't changed anything"
 _DECLINING = (r"\b(?:refused|declined|won[\u2019']?t|not\s+(?:act|follow|done|doing|sending|complying)\w*)\b"
               r"|\b(?:we|i)\s+(?:can[\u2019']?t|cannot|can\s+not|don[\u2019']?t|do\s+not|(?:are|am)\s+unable\s+to)\s+(?:share|send"
-              r"|disclose|provide|release|give\s+out)\b|\bhave\s*n[o\u2019']?t\s+(?:changed|touched|done|run|sent|applied|acted|made)\b"
+              r"|disclose|provide|release|give\s+out|change|disable|reset|grant|remove)\b|\bhave\s*n[o\u2019']?t\s+(?:changed|touched|done|run|sent|applied|acted|made)\b"
               r"|\bdid\s*n[o\u2019']t\s+(?:run|act|follow|execute|do|send|post|comply|obey|reply)\b")
 DECLINING_WORDS = fast_regex(_DECLINING)
 # a text that reports an attack rather than making one (or declines to make it)
