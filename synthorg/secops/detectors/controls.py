@@ -55,7 +55,11 @@ _SWITCHED_OFF = AnyOf((
     # sign-in not required; a database that trusts whoever connects
     ("auth|login", r"\b(?:require_?auth\w*|auth\w*_?required|authentication|auth_?enabled|login_?required)" + _OFF),
     ("trust", r"\bpostgres_host_auth_method\W+trust\b|\bhost\s+all\s+all\s+(?:0\.0\.0\.0/0|::/0|all)\s+trust\b"),
-    # alerts routed to nowhere; the security agents stopped or removed
+    # deletion protection and the last snapshot dropped from a database's definition
+    ("deletion_protection|skip_final_snapshot", r"\bdeletion_protection\w*" + _OFF + r"|\bskip_final_snapshot\s*[:=]\s*true\b"),
+    # every alert silenced (a matcher that matches all), alerts routed to nowhere; the security
+    # agents stopped or removed
+    ("silence", r"\bsilence\s+add\b[^;&|]*=~\s*[\\\"']*\.[*+]"),
     ("receiver", r"[\"']?receiver[\"']?\s*:\s*[\"']?(?:null|blackhole|devnull|dev-null|void|discard)\b"),
     ("falco|auditd|secops|crowdstrike|falcon|wazuh|osquery|edr|sysdig|guardduty|security-agent",
      r"\b(?:kubectl\s+delete|systemctl\s+(?:stop|disable|mask)|helm\s+(?:uninstall|delete)|docker\s+(?:stop|rm))\b[^;&|]{0,200}?"
@@ -84,6 +88,7 @@ _MADE_PUBLIC = AnyOf((
     ("http.server", r"\bhttp\.server\b[^;&|]*(?:--bind|-b)\s+(?:0\.0\.0\.0|::)(?!\S)"),
     ("autoindex", r"\bautoindex\s+on\b"),  # (a folder's files listed to whoever asks)
     ("public_link|publiclink", r"/public_?link\b"),
+    ("port-forward", r"\bport-forward\b[^;&|]*--address[= ](?:0\.0\.0\.0|::)(?!\S)"),
 ))
 # an administrator's power given: the directory's global admin role, a tenant-wide consent,
 # domain-wide delegation, a super admin made, a member added to the admins' group
@@ -115,6 +120,13 @@ _WEB_GUARDS_OFF = AnyOf((
     ("cb(null, true)|callback(null, true)", r"\borigin\s*:\s*\(?[^)]{0,40}\)?\s*=>\s*(?:cb|callback)\(\s*null\s*,\s*true\s*\)"
                                             r"[^}]{0,200}\bcredentials\s*:\s*true"),
 ))
+# a backup job suspended
+_BACKUP_SUSPENDED = Hinted(fast_regex(r"\bbackup[\w-]*\b[^;&|]{0,120}[\"']?suspend[\"']?\s*:\s*true\b"), "suspend")
+# code from anyone's pull request run with the repository's secrets (pull_request_target and a
+# checkout of the PR's head); a key added that may push to a repository
+_UNTRUSTED_WITH_SECRETS = Hinted(fast_regex(r"\bpull_request_target\b[\s\S]{0,2000}?\bgithub\.event\.pull_request\.head\.(?:sha|ref)\b"),
+                                 "pull_request_target")
+_WRITE_KEY = Hinted(fast_regex(r"[\"']read_only[\"']\s*:\s*false\b"), "read_only")
 # backups made short-lived or pruned down to the last one or none
 _BACKUP_WORD = fast_regex(r"backup|snapshot|vault|retention|restic|borg|zfs|archive")
 _BACKUPS_CUT = AnyOf((
@@ -220,8 +232,14 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if _MADE_PUBLIC.search(text):
         yield asked("controls.made_public", "shares data with anyone (a public link, bucket or group)")
         return
-    if _BACKUPS_CUT.search(text) and _BACKUP_WORD.search(text):
+    if (_BACKUPS_CUT.search(text) and _BACKUP_WORD.search(text)) or _BACKUP_SUSPENDED.search(text):
         yield asked("controls.backups_cut", "shortens the retention of backups or destroys them")
+        return
+    if _UNTRUSTED_WITH_SECRETS.search(text):
+        yield asked("controls.untrusted_code_run", "runs code from anyone's pull request with the repository's secrets")
+        return
+    if call.action_type == "net:http" and "/keys" in url and _WRITE_KEY.search(text):
+        yield asked("controls.write_key_added", "adds a key that may push to a repository")
         return
     if _FIREWALL_OPEN.search(text):
         yield asked("controls.firewall_opened", "lets traffic in from anywhere")

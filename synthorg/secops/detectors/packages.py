@@ -39,7 +39,7 @@ _SOURCE = fast_regex(
     r"|(?:^|;)\s*source\s+[\"'](\S+?)[\"']|(?:^|;)\s*replace\s+\S+\s*=>\s*(\S+)|[\"'](?:git\+)?(https?://[^\"'\s]+?(?:\.git|\.tgz|\.tar\.gz))[\"']"
     r"|[\"']resolved[\"']\s*:\s*[\"'](https?://[^\"']+)|\bset\s+image\s+\S+\s+[\w-]+=(\S+)"
     r"|(?:^|;)\s*from\s+(?:--platform=\S+\s+)?(\S+)|(?:^|;)\s*-?\s*image:\s*[\"']?(\S+?)[\"']?\s*(?:;|$)"
-    r"|\bgo\s+(?:run|install|get)\s+(\S+?)@", re.M)  # (a view's lines are joined by " ; ")
+    r"|\bgo\s+(?:run|install|get)\s+(\S+?)@|\bhelm\s+repo\s+add\s+\S+\s+(\S+)", re.M)  # (a view's lines are joined by " ; ")
 # public registries and package hosts (a company's own are its internal domains)
 _PUBLIC_SOURCES = ("npmjs.org", "npmjs.com", "yarnpkg.com", "pypi.org", "pythonhosted.org", "rubygems.org",
                    "golang.org", "go.dev", "gopkg.in", "googlesource.com", "github.com", "githubusercontent.com",
@@ -69,7 +69,16 @@ def _outside_source(views: tuple[str, ...], internal: Iterable[str]) -> str | No
     return None
 
 
+# a package's install hook that fetches or evaluates code: it runs on every machine that installs it
+_INSTALL_HOOK = fast_regex(r"[\"'](?:pre|post)?install[\"']\s*:\s*[\"'][^\n]*?(?:\bcurl\b|\bwget\b|https?://|\beval\b|child_process|node\s+-e)")
+
+
 def package_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str] = ()) -> Iterator[Finding]:
+    if call.action_type == "fs:write" and call.text("path").endswith("package.json") and any(
+            _INSTALL_HOOK.search(v) for v in views):
+        yield Finding("supply_chain.install_hook", False, "adds an install hook that fetches or runs code on every "
+                      "machine that installs the package", RiskTier.high)
+        return
     if call.action_type in ("code:shell", "fs:write") and (host := _outside_source(views, internal)):
         yield Finding("supply_chain.outside_source", False, f"takes packages or images from {host}, neither "
                       "the company's nor a public registry", RiskTier.high)

@@ -127,6 +127,10 @@ _LASTING = (
      r"\b(?:linpeas|linenum|lse\.sh|linux-exploit-suggester|pspy\d*|pwnkit|dirtycow|dirtypipe|peass|beroot|gtfobins)\b"),
 )
 _PRIVESC = AnyOf((*_AS_ROOT_NOW, *_LASTING, *SQL_PRIVILEGE_PARTS))
+# credentials that carry a cluster's or Vault's power: a certificate request approved, a token
+# for years, a root token generated
+_GRANTING_COMMAND = Hinted(fast_regex(r"\bkubectl\s+certificate\s+approve\b|\bkubectl\b[^;&|]*\bcreate\s+token\b[^;&|]*--duration[= ]\d{4,}h"
+                                      r"|\bvault\s+operator\s+generate-root\b"), "certificate|create token|generate-root")
 # a job put into the user's own crontab: it runs later, unattended, as the agent (what it runs
 # is judged where the script is written; at boot it is a lasting foothold, above)
 _USER_CRONTAB = Hinted(fast_regex(r"\|\s*crontab\s+-?\s*(?:$|[;&|)])|\bcrontab\s+(?!-[lre]\b)[\w./~-]+\s*(?:$|[;&|)])"), "crontab")
@@ -289,6 +293,10 @@ def privilege_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, 
     if not seeks and call.action_type in ("db:query", "code:shell", "code:python") and any(
             SQL_ACCESS_GIVEN.search(v) for v in code):
         yield finding("privilege.access_given", "makes a database account or gives a role a schema's tables",
+                      block=False, tier=RiskTier.high)
+        return
+    if not seeks and any(_GRANTING_COMMAND.search(v) for v in code):
+        yield finding("privilege.credentials_issued", "issues a cluster certificate, a long-lived token or a root token",
                       block=False, tier=RiskTier.high)
         return
     if not seeks and any(_USER_CRONTAB.search(v) for v in code):
