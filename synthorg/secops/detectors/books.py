@@ -19,8 +19,11 @@ _BANK_SET = Hinted(fast_regex(
 _BANK_URL = fast_regex(r"/(?:bank[-_]?(?:accounts?|details)?|payout[-_]?methods?|remit[-_]?to|payment[-_]?details)(?:/|$|\?)")
 # the books themselves deleted: payments, ledger entries, invoices, payroll
 _BOOKS_DELETED = Hinted(fast_regex(
-    r"\bdelete\s+from\s+[\w.\"`]*(?:payments?|journal_entries|journal_lines|ledger\w*|invoices?|transactions?"
-    r"|payroll\w*|pay_?stubs?|general_ledger|gl_entries|receipts?|expenses?|tax_\w+)\b"), "delete")
+    r"\bdelete\s+from\s+(?![\w.\"`]*(?:tmp|temp|scratch|test)_)[\w.\"`]*(?:payments?|journal_entries|journal_lines|ledger\w*|invoices?|transactions?"
+    r"|payroll\w*|pay_?stubs?|general_ledger|gl_entries|receipts?|expenses?|tax_\w+"
+    # (and the records a reported figure or a customer's choice rests on: disputes, survey
+    # answers, consent and opt-outs, complaints)
+    r"|disputes?|chargebacks?|refunds?|\w*survey_responses|nps_\w+|consent\w*|opt_?outs?|unsubscribes?|complaints?)\b"), "delete")
 # a collection's members deleted by a filter, not by their ids: DELETE /vendors?status=inactive
 # (not a staging or dev service's, nor short-lived things: sessions, caches, locks)
 _FILTERED_DELETE = fast_regex(r"^https?://(?![^/]*\b(?:staging|stage|dev|test|sandbox|qa|localhost)\b)[^?]*/"

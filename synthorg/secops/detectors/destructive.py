@@ -46,6 +46,10 @@ _DESTRUCTIVE = [
      "history_rewrite", "rewrites or deletes shared history"),
     (Hinted(fast_regex(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s*'?\s*(?:;|$|returning\b)"
+                # (a whole database's data replaced or reset by a tool: pg_restore --clean into production,
+                # airflow db reset, every Kafka topic a pattern matches deleted)
+                r"|\bpg_restore\b[^;&|]*--clean\b[^;&|]*\bprod|(?:^|[;&|(]\s*)airflow\s+db\s+reset\b"
+                r"|\bkafka-topics(?:\.sh)?\b[^;&|]*--delete\b[^;&|]*--topic[= ]['\"]?[^\s'\"]*[*+]"
                 # (USING joins a table in, and with no WHERE every row goes: DELETE FROM orders o USING (SELECT 1) k)
                 r"|\bdelete\s+from\s+[\w\"`.]+(?:\s+(?:as\s+)?\w+)?\s+using\b(?![^;]*\bwhere\b)"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s+where\s+(?:1\s*=\s*1|true|1|'1'\s*=\s*'1'|\d+\s*>\s*0)\s*(?:;|$)"
