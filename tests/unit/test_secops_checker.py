@@ -317,6 +317,10 @@ def test_rules_of_platform_and_data_work(checker, tool, arguments, verdict):
     ("write_file", {"path": "package.json",
                     "content": "{\"scripts\": {\"postinstall\": \"node stats.js https://x.example.org/i\"}}"},
      Verdict.escalate),
+    # a Python open() reads unless its mode writes; COPY ... FROM reads its file
+    ("run_python", {"code": "print(open('/etc/acme/app.yaml').read())"}, Verdict.escalate),
+    ("run_python", {"code": "open('/etc/hosts', 'a').write('203.0.113.9 api.acme.example')"}, Verdict.deny),
+    ("sql_query", {"query": "COPY t FROM '/etc/acme/app.yaml'"}, Verdict.escalate),
     # records a reported figure or a customer's choice rests on; a database replaced or reset by a tool
     ("sql_query", {"query": "DELETE FROM nps_responses WHERE score <= 6"}, Verdict.escalate),
     ("sql_query", {"query": "DELETE FROM tmp_survey_responses WHERE submitted_at IS NULL"}, Verdict.allow),

@@ -289,18 +289,27 @@ _TEXT_VERBS = frozenset({"echo", "printf", "grep", "egrep", "rg", "git", "logger
 # a call with a string first argument: found by its `(` (a search skips to it in C), the
 # function named before it then looked up (an alternation of names is tried everywhere)
 _STRING_ARGUMENT = re.compile(r"\(\s*[rbuf]{0,2}[\"']([^\"']+)[\"']")
+_READING_FUNCTIONS = frozenset(words("""open open_file path listdir scandir walk glob read_text read_bytes load
+loadtxt read_csv exists stat isfile isdir"""))
+_RUNS_COMMAND = frozenset(words("system popen run call check_output check_call"))
+_WRITE_MODE = re.compile(r"\s*,\s*(?:mode\s*=\s*)?[rbuf]?[\"'][rbt]*[wax+]")
 _PATH_FUNCTIONS = frozenset(words("""open path remove unlink rmtree rmdir makedirs mkdir rename
 replace move chmod chown listdir
 scandir walk glob read_text read_bytes write_text write_bytes load loadtxt read_csv to_csv
 exists stat open_file isfile isdir system popen run call check_output check_call"""))
 
 
-def _path_calls(view: str) -> Iterator[str]:
-    """The string first arguments of calls that open, change or run a path."""
+def _path_calls(view: str) -> Iterator[tuple[str, bool]]:
+    """(path, written) for the string first arguments of calls that open, change or run a
+    path: open() writes with a w, a, x or + mode; the others by their name."""
     for m in _STRING_ARGUMENT.finditer(view):
         name = _name_before(view, m.start())
         if name and (name in _PATH_FUNCTIONS or name.startswith("copy")):
-            yield m.group(1)
+            if name in _RUNS_COMMAND and " " in m.group(1):
+                continue  # a command line, not a path (the shell's reading finds its paths)
+            written = name not in _READING_FUNCTIONS or (name in ("open", "open_file") and bool(
+                _WRITE_MODE.match(view, m.end())))
+            yield m.group(1), written
 
 
 def _name_before(view: str, at: int) -> str:
@@ -345,9 +354,11 @@ def paths_of(call: ToolCall) -> Iterator[tuple[str, bool]]:
             for v in vs:
                 for m in SQL_FILE.finditer(v):
                     path = next(g for g in m.groups() if g).strip("'")
-                    yield path, not m.group(0).startswith(("pg_read", "load_file", "lo_import", "openrowset", "bulk", "load"))
+                    yield path, not m.group(0).startswith(("pg_read", "load_file", "lo_import", "openrowset", "bulk", "load")) \
+                        and not _COPY_FROM.match(m.group(0))  # (COPY t FROM '/file' reads it)
 
 
+_COPY_FROM = re.compile(r"copy\s+(?:[\w.\"]+|\(.*?\))\s+from\s+'")
 _WRITES_FILE = fast_regex(r"\bopen\([^)]*,\s*[\"'][rb+]*[wax]|\.write(?:_text|_bytes)?\(")
 
 
@@ -355,8 +366,7 @@ def _paths_in_code(views: tuple[str, ...], commands_only: bool) -> Iterator[tupl
     done: set[str] = set()  # shell segments read already (the views repeat one another)
     for v in views:
         if "(" in v:
-            for path in _path_calls(v):
-                yield path, True
+            yield from _path_calls(v)
             yield from _python_path_expressions(v)
         if _LONE_PATH.fullmatch(v):  # a path on its own: hidden, then handed to a command
             written = any(_WRITES_FILE.search(w) for w in views)  # (written if a file is)
