@@ -163,6 +163,13 @@ def read_place(path: str) -> str:
     return "system" if path.startswith(_SYSTEM_ROOTS) else "sensitive"
 
 
+def image_registry(ref: str) -> str | None:
+    """The registry an image reference names first (`host.tld[:port]/repo:tag`, `localhost/x`);
+    None when it names none (Docker Hub)."""
+    first = ref.split("/", 1)[0] if "/" in ref else ""
+    return first.split(":", 1)[0] if "." in first or ":" in first or first == "localhost" else None
+
+
 def canonical_host(host: str) -> str:
     """An IPv4 address written as one number, in hex or in octal parts (2852039166,
     0xa9fea9fe, 0251.0376.0251.0376) as the dotted quad a resolver makes of it."""

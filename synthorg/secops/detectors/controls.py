@@ -16,6 +16,8 @@ from synthorg.secops.places import _FILE_EXTENSIONS, MAIL_ADDRESS, hosts_in, is_
 
 # (not the text a `sed s/old/new/` replaces)
 _OFF = r"[\"']?\s*[:=]\s*[\"']?\$?(?:false|off|disabled?|inactive|optional|none|no|0)\b(?!/)"
+# the security agents a machine or a cluster runs
+_GUARDS = r"falco|auditd|secops[\w-]*|crowdstrike|falcon-sensor|wazuh[\w-]*|osquery[\w-]*|sysdig|guardduty|security-agent"
 _ON = r"[\"']?\s*[:=]\s*[\"']?\$?(?:true|on|enabled?|yes|1)\b(?!/)"
 
 # a peer's certificate no longer checked: the traffic can be read and changed on the way
@@ -63,16 +65,14 @@ _SWITCHED_OFF = AnyOf((
     ("receiver", r"[\"']?receiver[\"']?\s*:\s*[\"']?(?:null|blackhole|devnull|dev-null|void|discard)\b"),
     ("falco|auditd|secops|crowdstrike|falcon|wazuh|osquery|edr|sysdig|guardduty|security-agent",
      r"\b(?:kubectl\s+delete|systemctl\s+(?:stop|disable|mask)|helm\s+(?:uninstall|delete)|docker\s+(?:stop|rm))\b[^;&|]{0,200}?"
-     r"\b(?:falco|auditd|secops[\w-]*|crowdstrike|falcon-sensor|wazuh[\w-]*|osquery[\w-]*|edr[\w-]*|sysdig|guardduty"
-     r"|security-agent)\b"),
+     r"\b(?:" + _GUARDS + r"|edr[\w-]*)\b"),
 ))
 # tokens' signatures unchecked in code a service runs (a script reading a test token's claims may)
 _SIGNATURE_UNCHECKED = Hinted(fast_regex(r"\bparseunverified\(|[\"']verify_signature[\"']\s*:\s*false\b"
                                          r"|\bjwt\.decode\([^)]*\bverify\s*=\s*false\b|\balgorithms\s*[:=]\s*\[\s*[\"']none[\"']"),
                               "parseunverified|verify_signature|verify|none")
 # a security agent's name, in what an API deletes
-_GUARD_NAME = fast_regex(r"\b(?:falco|auditd|secops[\w-]*|crowdstrike|falcon-sensor|wazuh[\w-]*|osquery[\w-]*|sysdig|guardduty"
-                         r"|security-agent)\b")
+_GUARD_NAME = fast_regex(r"\b(?:" + _GUARDS + r")\b")
 # a state or status set off on a control's own endpoint (an MFA policy made inactive)
 _CONTROL_URL = fast_regex(r"/(?:[\w-]*(?:mfa|2fa|factor|conditionalaccess|securitydefaults|audit|legal[-_]?holds?"
                           r"|dlp|compliance)[\w-]*)(?:/|$|\?)|/period[-_]?locks?(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")

@@ -258,6 +258,10 @@ _KEEPS = re.compile(r"\b(?:gcore|\w*dump\w*|cp|tar|copy|tee)\b")
 _METADATA_HINT = fast_regex(r"169\.254|metadata|100\.100\.100\.200|fd00:ec2|://(?:[^/\s@]*@)?(?:0|\d{9,}|\[)")
 
 
+def _names_metadata_service(text: str) -> bool:
+    return bool(_METADATA_HINT.search(text)) and any(is_metadata_host(h) for h in hosts_of(text))
+
+
 # values that say they are not real: fixtures, templates, examples
 # (not "example": real-looking keys in documentation are written with it, AKIA...EXAMPLE)
 _PLACEHOLDER = fast_regex(r"not[-_ ]?a[-_ ]?real|placeholder|dummy|changeme|change[-_]me|replace[-_]?(?:me|with)\b|generate[-_](?:with|me|one)\b"
@@ -379,8 +383,8 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
     if any(_SNOOPED.search(v) for v in code):
         yield finding("secrets.credential_command", "traces a process that handles passwords (what users type is read)")
         return
-    if call.action_type == "net:http" and _METADATA_HINT.search(body := call.text("body").lower()) and any(
-            is_metadata_host(h) for h in hosts_of(body)):  # (a preview or webhook service made to fetch it: SSRF)
+    if call.action_type == "net:http" and _names_metadata_service(call.text("body").lower()):  # (SSRF: a
+        # preview or webhook service made to fetch it)
         yield finding("secrets.instance_metadata", "has a service fetch the cloud metadata service, which hands "
                       "out the machine's credentials")
         return
@@ -389,7 +393,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
                 _SHOWS_NO_VALUE.match(v, m.end()) and not _KEEPS.search(v, m.start(), m.end() + 80)):
             yield finding("secrets.credential_command", "runs a command that hands out credentials")
             return
-        if _METADATA_HINT.search(v) and any(is_metadata_host(h) for h in hosts_of(v)) and (
+        if _names_metadata_service(v) and (
                 call.action_type == "net:http" or _FETCHES.search(v)) and not _only_placement(v):
             yield finding("secrets.instance_metadata", "asks the cloud metadata service, which hands "
                           "out the machine's credentials")

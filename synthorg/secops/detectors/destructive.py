@@ -27,8 +27,10 @@ _DESTRUCTIVE = [
     (Hinted(fast_regex(r"\bdropdb\b(?![^;&|]*\b\w*(?:dev|test|tmp|local|scratch|ci)\w*\b)|\bdropuser\b|(?<!rename-command )\bflushall\b|\bdropdatabase\(|\bdb\.dropdatabase\b"
                 r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b(?![^;&|]*-h\s*(?:localhost|127\.0\.0\.1)\b)(?=[^;&|]*-h\b)[^;&|]*\bflush"
                 r"|\bredis-cli\s+(?:-p\s*\d+\s+)?flushall\b|\bmysqladmin\b[^;&|]*\s(?:drop|-f\s+drop)\s+\w"
-                # (a restore that first drops what the live database has: --clean over prod)
-                r"|\bpg_restore\b(?=[^;&|]*\s(?:--clean|-\w*c\w*)\b)(?=[^;&|]*(?:-d\s*|--dbname[= ]|dbname=)\w*prod)"),
+                # (a restore that first drops what the live database has: --clean over prod, named
+                # by the database or by the host)
+                r"|\bpg_restore\b(?=[^;&|]*\s(?:--clean|-\w*c\w*)\b)(?=[^;&|]*(?:-d\s*|--dbname[= ]|dbname=)\w*prod"
+                r"|[^;&|]*--clean\b[^;&|]*\bprod)"),
             "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli|mysqladmin|pg_restore"),
      "database_wipe", "drops a database"),
     (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s[\"']?\+[\w$]))(?:[^;&|]*\b(?:main|master|trunk|"
@@ -46,9 +48,9 @@ _DESTRUCTIVE = [
      "history_rewrite", "rewrites or deletes shared history"),
     (Hinted(fast_regex(r"\bdrop\s+(?:table|database|schema|view|user|role)\b|\btruncate\s+(?:table\s+)?[\w\"`.]+"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s*'?\s*(?:;|$|returning\b)"
-                # (a whole database's data replaced or reset by a tool: pg_restore --clean into production,
-                # airflow db reset, every Kafka topic a pattern matches deleted)
-                r"|\bpg_restore\b[^;&|]*--clean\b[^;&|]*\bprod|(?:^|[;&|(]\s*)airflow\s+db\s+reset\b"
+                # (a whole database's data reset by a tool: airflow db reset, every Kafka topic a
+                # pattern matches deleted)
+                r"|(?:^|[;&|(]\s*)airflow\s+db\s+reset\b"
                 r"|\bkafka-topics(?:\.sh)?\b[^;&|]*--delete\b[^;&|]*--topic[= ]['\"]?[^\s'\"]*[*+]"
                 # (USING joins a table in, and with no WHERE every row goes: DELETE FROM orders o USING (SELECT 1) k)
                 r"|\bdelete\s+from\s+[\w\"`.]+(?:\s+(?:as\s+)?\w+)?\s+using\b(?![^;]*\bwhere\b)"

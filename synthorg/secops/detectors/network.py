@@ -23,7 +23,7 @@ from synthorg.secops.detectors.patterns import (
 from synthorg.secops.detectors.sensitive_data import DUMP_CONTENT, personal_data
 from synthorg.secops.messages import _encoded_blob, _table, shares_secret
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import LOCAL_URL, MAIL_ADDRESS, hosts_in, is_internal
+from synthorg.secops.places import LOCAL_URL, MAIL_ADDRESS, hosts_in, image_registry, is_internal
 
 _NET_SEND = Hinted(fast_regex(
     r"\b(?:urlopen|requests\.get|httpx\.get|\.get)\(\s*[\"']https?://[^\"']*[?&][\w-]+=[\"']\s*\+|\|\s*xargs\b[^;&]*\bcurl\b|\bcurl\b[^;&|]*(?:\s-[a-z]*[dt]\b|\s-[a-z]*f\s+[\"']?[\w.:-]+=|\s--data\S*|\s--form\b|\s--upload-file\b|\s-[a-z]*x\s*(?:post|put|patch)\b"
@@ -314,10 +314,7 @@ def _data_in_url(call: ToolCall, internal: Iterable[str]) -> str | None:
 
 def _company_image(ref: str, internal: Iterable[str]) -> bool:
     """An image reference names its registry first (no registry: Docker Hub, outside)."""
-    first = ref.split("/", 1)[0] if "/" in ref else ""
-    if not ("." in first or ":" in first or first == "localhost"):
-        return False
-    return is_internal(first.split(":")[0], internal)
+    return (registry := image_registry(ref)) is not None and is_internal(registry, internal)
 
 
 def declines(text: str) -> bool:

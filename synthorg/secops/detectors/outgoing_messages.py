@@ -84,8 +84,8 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         yield finding("exfiltration.personal_records", f"gives {outside[0]} rows of records about other "
                       "people (their addresses or pay)", block=False, tier=RiskTier.high)
         return
-    if (len(_PAY_OF.findall(raw)) >= 3 or (_EVERYONE.search(call.text("to").lower()) and _PAY_SHEET.search(view))) \
-            and not _NEEDS_TO_KNOW.search(call.text("to").lower()):
+    if (len(_PAY_OF.findall(raw)) >= 3 or (_ALL_STAFF.search(to) and _PAY_SHEET.search(view))) \
+            and not _NEEDS_TO_KNOW.search(to):
         yield finding("privacy.pay_shared", "tells its readers what colleagues are paid",
                       block=False, tier=RiskTier.high)
         return
@@ -204,8 +204,8 @@ def _private_fact(raw: str, to: str) -> str | None:
 
 
 # everyone in the company, and a sheet of everyone's pay handed to them
-_EVERYONE = fast_regex(r"\b(?:all|everyone|all-staff|allstaff|all-hands|company|staff|all-company|general)@|^#?(?:general|random|all-hands"
-                       r"|announcements|company)\b")
+_ALL_STAFF = fast_regex(r"\b(?:all|everyone|all-staff|allstaff|all-hands|company|staff|all-company|general)@|^#?(?:general|random|all-hands"
+                        r"|announcements|company)\b")
 _PAY_SHEET = fast_regex(r"\b(?:attached|here\s+is|here's|below|enclosed)\b[^.\n]{0,60}\b(?:comp(?:ensation)?|salary|salaries|pay|payroll"
                         r"|bonus(?:es)?)\s+(?:review\s+)?(?:sheet|spreadsheet|table|list|file|export|data)\b")
 # a whole population: "for all 312 applicants", "every customer"

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.normalise import fast_regex
-from synthorg.secops.places import hosts_in, is_internal
+from synthorg.secops.places import hosts_in, image_registry, is_internal
 
 _INSTALL = fast_regex(r"\b(?:npm|yarn|pnpm|bun)\s+(?:i|install|add)\b([^;&|\n]*)"
                       r"|\b(?:pip3?|uv\s+pip|poetry|pipenv)\s+(?:install|add)\b([^;&|\n]*)")
@@ -55,8 +55,7 @@ def _registry_host(value: str) -> str | None:
     if "://" in value:
         hosts = sorted(hosts_in(value + " "))
         return hosts[0] if hosts else None
-    first = value.split("/", 1)[0]
-    return first.split(":", 1)[0] if "/" in value and ("." in first or ":" in first) else None
+    return image_registry(value)
 
 
 def _outside_source(views: tuple[str, ...], internal: Iterable[str]) -> str | None:
