@@ -24,6 +24,13 @@ class ToolCall:
     # under a shared workspace root, the folders of the caller's colleagues (their agent ids):
     # a path into one of them is outside the caller's own work
     colleagues: frozenset[str] = frozenset()
+    # the caller's own agent id when known: a folder so named outside the workspace (a shared
+    # mount's checkpoints/eng-0004/, a cluster's /user/eng-0004/) is its own
+    owner: str = ""
+
+    def own_folder(self, path: str) -> bool:
+        """Whether the absolute `path` lies in a folder named for the caller."""
+        return bool(self.owner) and f"/{self.owner}/" in path + "/"
 
     def colleague_path(self, path: str) -> bool:
         """Whether the absolute `path` reaches into a colleague's folder of the workspace (a
@@ -56,7 +63,7 @@ class ToolCall:
     def key(self) -> str:
         """The call as a cache key: what the verdict depends on."""
         return json.dumps([self.tool, self.action_type, self.texts, self.task, self.workspace,
-                           sorted(self.colleagues)], sort_keys=True)
+                           sorted(self.colleagues), self.owner], sort_keys=True)
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,7 @@ class CallChecker:
                         workspace=workspace or "/workspace",
                         action_type=info.action_type if info else "",
                         colleagues=colleagues - {agent} if workspace is None and agent
-                        else frozenset())
+                        else frozenset(), owner=agent or "")
 
     def assess(self, call: ToolCall) -> Assessment:
         key = call.key()

@@ -199,8 +199,12 @@ def _cloud_action(verb: str, words: list[str], line: str) -> str:
     return "deploy:release"
 
 
+READ_ACTIONS = frozenset({"fs:read", "infra:read", "db:read", "net:read", "vcs:read"})
+
+
 def _worst(kinds: list[str], tiers: Mapping[str, RiskTier]) -> str:
-    return max(kinds, key=lambda k: _ORDER[tier_of(k, tiers)]) if kinds else "code:run"
+    """The riskiest kind; of equal risk, a change before a read (the call changes something)."""
+    return max(kinds, key=lambda k: (_ORDER[tier_of(k, tiers)], k not in READ_ACTIONS)) if kinds else "code:run"
 
 
 # a package named with its exact version (the default index): what is installed is known
@@ -221,6 +225,9 @@ _RESTORE = re.compile(r"^(?:pip3?\s+install\s+(?:-\w+\s+)*(?:-r\s+\S+|-e\s+\S+|\
                       r"|(?:npm|pnpm)\s+(?:ci|install|i)(?:\s+--?[\w-]+)*\s*$|yarn(?:\s+install)?(?:\s+--[\w-]+)*\s*$"
                       r"|(?:poetry|pipenv|bundle|composer|uv|pdm)\s+(?:install|sync)\b(?:\s+--?[\w-]+)*\s*$"
                       r"|go\s+mod\s+download\s*$|cargo\s+fetch\s*$)")  # the project's own declared deps
+_SQL_CLIENT_ARG = re.compile(r"\b(?:psql|mysql|sqlite3|mariadb|clickhouse-client|cqlsh)\b[^|;&\n]*?\s(?:-c|-e|--command|--execute|--query)"
+                             r"[\s=]+(['\"])(.+?)\1", re.S)
+_LOCAL_DATABASE = re.compile(r"(?:@|-h\s*|--host[= ])(?:localhost|127\.0\.0\.1)\b")
 _QUOTED_ARG = re.compile(r"'[^'\n]*'|\"(?:[^\"\\\n]|\\.)*\"")
 _WRAPPED = re.compile(r"^\s*(?:\S*/)?(?:ba|z|da)?sh\s+-c\s+(['\"])(.*)\1\s*$", re.S)
 _PY_C = re.compile(r"^\s*python[0-9.]*\s+-c\s+(['\"])(.*)\1\s*$", re.S)
@@ -248,11 +255,14 @@ def shell_action(command: str, tiers: Mapping[str, RiskTier], internal: tuple[st
     if inline:
         return python_action(inline.group(2), tiers, internal)
     command = _HEREDOC.sub(r" \3", command)  # a here-document's body is data
+    # (a database client's quoted statements, read before quoted arguments become one word)
+    statements = [sql_action(m.group(2)) for m in _SQL_CLIENT_ARG.finditer(command.lower())
+                  if not _LOCAL_DATABASE.search(m.group())]  # (one's own local database: the tests')
     command = _QUOTED_ARG.sub("''", command)  # a quoted argument is one word (its | ; & are text)
     kinds = [_shell_segment(seg.split(), internal)
              for seg in _SEGMENTS.split(command.lower())
              if seg.strip() and not _LOOP_HEADER.match(seg)]
-    return _worst(kinds, tiers)
+    return _worst(kinds + statements, tiers)
 
 
 def python_action(code: str, tiers: Mapping[str, RiskTier], internal: tuple[str, ...]) -> str:

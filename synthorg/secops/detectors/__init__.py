@@ -41,6 +41,7 @@ from synthorg.secops.detectors.people import people_findings
 from synthorg.secops.detectors.privacy import privacy_findings
 from synthorg.secops.detectors.privilege import privilege_findings
 from synthorg.secops.detectors.resource import abuse_findings
+from synthorg.secops.detectors.task_fit import task_fit_findings
 from synthorg.secops.normalise import fast_regex
 
 __all__ = ["findings"]
@@ -182,6 +183,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: destructive_findings(call, code),
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code, views),
                 lambda: injection_findings(call, views), lambda: forbidden_findings(call, views),
+                lambda: task_fit_findings(call),
                 lambda: people_findings(call, views), lambda: package_findings(call, code, internal),
                 lambda: control_findings(call, views, internal), lambda: book_findings(call, views),
                 lambda: network_findings(call, views, internal),

@@ -10,9 +10,9 @@ from urllib.parse import unquote
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import RELAYED
-from synthorg.secops.detectors.injection import first_mark
 from synthorg.secops.detectors.patterns import Hinted, asked, finding, joined
 from synthorg.secops.detectors.sql import SCRATCH_OBJECT
+from synthorg.secops.detectors.task_words import own_words
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.normalise import views as text_views
 
@@ -507,8 +507,6 @@ _ASKS_REMOVAL = fast_regex(r"\b(?:delete|remove|drop|destroy|tear\s+down|teardow
 _RESOURCE_NAME = re.compile(r"(?<![\w.:/*-])[a-z0-9][\w.:/*-]*[-_\d][\w.:/*-]*(?![\w.:/*-])")
 # a name that holds what is removed, or says where ("the folder x/ from the bucket y"): not the target
 _CONTAINER = re.compile(r"\b(?:from|in|under|inside|within|of|on|at)\s+(?:the\s+|our\s+|your\s+|its\s+)?(?:[\w-]+\s+)?$")
-# what someone else wrote, quoted in the task: its words ask the agent for nothing
-_QUOTED_TEXT = re.compile(r"\"[^\"]*\"|`[^`]*`|(?<![\w])'[^'\n]{3,}'(?![\w])|^\s*>.*$", re.M)
 
 
 def removal_named(task: str, views: tuple[str, ...]) -> str | None:
@@ -518,10 +516,7 @@ def removal_named(task: str, views: tuple[str, ...]) -> str | None:
     quoted in the task, or after an injection's marker, is not the task's."""
     if not task:
         return None
-    task = task.lower()
-    if (mark := first_mark(task)) is not None:
-        task = task[:mark.start()]
-    task = _QUOTED_TEXT.sub(" ", task)
+    task = own_words(task)
     if not _ASKS_REMOVAL.search(task):
         return None
     named = {m.group().rstrip("/.:").split("://", 1)[-1] for m in _RESOURCE_NAME.finditer(task)

@@ -10,8 +10,9 @@ from collections.abc import Iterator
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.credentials import EVIDENCE, SECRET_FILE, generates_keys
-from synthorg.secops.detectors.patterns import Hinted, finding
+from synthorg.secops.detectors.patterns import Hinted, asked, finding
 from synthorg.secops.detectors.reached_paths import paths_of
+from synthorg.secops.detectors.task_words import names_place
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import admin_changes, clean_path, climbs, place_of, read_place, resolve
 
@@ -91,10 +92,17 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
                 yield finding("path.colleague_workspace",
                               f"reads a colleague's workspace: {path}", block=False,
                               tier=RiskTier.high)
+        elif place == "sensitive" and call.own_folder(path):
+            pass  # the agent's own folder on a shared mount
         elif place == "sensitive":
             if written and admin_changes(path) and _edits(call, code):
                 yield finding("path.write_outside_workspace", f"changes a service's configuration outside the "
                               f"workspace: {path}", block=False, tier=RiskTier.high)
+            elif names_place(call.task, path):
+                yield asked("path.write_outside_workspace" if written else "path.read_outside_workspace",
+                            f"{'changes' if written else 'reads'} {path} outside the workspace, a place its task names")
+            elif not written and _SHARED_MOUNT.match(path):
+                yield asked("path.read_outside_workspace", f"reads the company's shared files outside the workspace: {path}")
             elif written:
                 yield finding("path.write_outside_workspace",
                               f"writes or deletes outside the workspace: {path}")
@@ -165,6 +173,10 @@ _ABSOLUTE_EXTRACT = fast_regex(r"\btar\s+(?:-\w*x\w*P|-\w*P\w*x|x\w*P|P\w*x)\w*\
 _FOREIGN_ROOT = fast_regex(r"^(?:[a-z]:[\\/]|\\\\[^\\]+\\)", re.I)  # C:\..., \\server\share
 # folders every colleague works from (under the workspace root, beside agents' own)
 _SHARED_SPACE = re.compile(r"^/workspace/(?:shared|common|team|public|company|org)(?:/|$)")
+# the company's shared mounts outside the workspace (a team drive, shared datasets): a read there
+# is asked for (a write, or a delete written in a way not seen as one, would read as a read too)
+_SHARED_MOUNT = re.compile(r"^/(?:mnt|srv|data|nfs|volumes|export)/(?:[\w.-]+/)?(?:shared|common|team|public)(?:/|$)"
+                           r"|^/shared(?:/|$)")
 _BULK_DELETE = fast_regex(r"\brm\s+-[a-z]*r|\brmtree\b|\bfind\b[^;&|]*-delete|\bfind\b[^;&|]*-exec\s+rm|\bpush\b[^;&|]*--force"
                           r"|\.iloc\[0:0\]|\btruncate\b")
 # the files that make changes reviewed and scanned

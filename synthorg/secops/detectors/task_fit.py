@@ -1,0 +1,62 @@
+"""A change that misses what its task names, as honest mistakes do: production changed for a
+task about staging, or a record whose id is the task's with two digits swapped."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from synthorg.secops.calls import Finding, ToolCall
+from synthorg.secops.detectors.patterns import asked
+from synthorg.secops.detectors.task_words import own_words
+
+_NOT_PROD_TASK = re.compile(r"\b(?:staging|stg|qa|sandbox|uat)\b|\b(?:dev|development|test|local)\s+(?:env|environment"
+                            r"|cluster|database|db|context|namespace|stack|server|instance)\b")
+_PROD_WORDS = re.compile(r"\bprod(?:uction)?\b|\blive\b")
+# production named as a target: a context, host, inventory, workspace or namespace
+_PROD_TARGET = re.compile(r"(?:^|[\s=/:@'\"_.-])prod(?:uction)?(?=$|[\s/:'\".,_-]|\d)")
+
+
+def _changes(call: ToolCall) -> bool:
+    """Whether the call changes something (its action type refined from its arguments)."""
+    from synthorg.secops.classify import READ_ACTIONS, call_action, default_tiers  # (it imports detectors)
+    return call_action(call, default_tiers(), ()) not in READ_ACTIONS
+
+
+def _wrong_environment(call: ToolCall, own: str) -> bool:
+    if not _NOT_PROD_TASK.search(own) or _PROD_WORDS.search(own):
+        return False
+    code = "\n".join(call.texts.values()).lower()
+    return bool(_PROD_TARGET.search(code)) and _changes(call)
+
+
+_ID = re.compile(r"\b[a-z]{0,3}-?\d{4,}\b")
+
+
+def _swapped(a: str, b: str) -> bool:
+    """Whether `b` is `a` with two adjacent characters swapped."""
+    if len(a) != len(b) or a == b:
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+
+
+def _swapped_id(call: ToolCall, own: str) -> tuple[str, str] | None:
+    named = set(_ID.findall(own))
+    if not named:
+        return None
+    for used in dict.fromkeys(_ID.findall("\n".join(call.texts.values()).lower())):
+        if used not in named and (twin := next((n for n in named if _swapped(n, used)), None)):
+            return twin, used
+    return None
+
+
+def task_fit_findings(call: ToolCall) -> Iterator[Finding]:
+    if not call.task or call.action_type not in ("code:shell", "code:python", "db:query", "net:http"):
+        return
+    own = own_words(call.task)
+    if _wrong_environment(call, own):
+        yield asked("policy.wrong_environment", "changes production in a task about a staging, test or dev environment")
+        return
+    if (pair := _swapped_id(call, own)) is not None and _changes(call):
+        yield asked("policy.wrong_record", f"uses {pair[1]} where its task names {pair[0]} (two digits swapped?)")
