@@ -159,7 +159,8 @@ _TOKEN = fast_regex(
     r"|\b[rs]k_(?:live|test)_[a-z0-9]{16,}|\bnpm_[a-z0-9]{30,}|\bpypi-[a-z0-9_-]{30,}"
     r"|\bhooks\.slack\.com/services/t[a-z0-9]+/b[a-z0-9]+/[a-z0-9]{16,}"
     r"|\bdiscord(?:app)?\.com/api/webhooks/\d+/[\w-]{20,}"
-    r"|\bbearer\s+[a-z0-9._~+/=-]{20,}|\bauthorization:\s*(?:basic|bearer|token)\s+(?![$<{])\S{12,}")
+    r"|\bbearer\s+[a-z0-9._~+/=-]{20,}|\bauthorization:\s*(?:basic|bearer|token)\s+(?![$<{]|your[_-]|x{4}|\*{3}|redacted"
+    r"|placeholder)\S{12,}")
 # "the password is X", "root pw on db-1: X", "creds: admin / X": a value given for a secret
 _SECRET_WORD = (r"\b(?:password|passwd|passphrase|passcode|pw|pwd|pass|pin|creds?|credentials"
                 r"|login|secret|token|api key)\b")
@@ -173,7 +174,7 @@ _GIVEN_SECRET = fast_regex(
     _SECRET_WORD + r"(?!\s+(?:reset|policy|policies|field|hash|length|requirements?|rules?|manager|"
     r"strength|expir\w*|change|rotation|prompt|form|flow|page|input|validation|check|screen))"
     r"(?:\s+[\w-]+(?:\.[\w-]+)*){0,4}?\s*(?:\bis\b|:|=|->|\bè\b|\best\b|\bist\b|\bes\b|\bé\b)\s*[\"'`]?(?!" + _NOT_A_VALUE + r"|//|\$|[|)(\[\\^])([^\s\"'`]{6,})"  # (a pattern's | or ( is no value)
-    r"|\b(?:login|creds?|credentials|account)\b[^.!?\n]{0,30}?[\w.@-]+\s*/\s*((?=\S*\d)\S{6,})"
+    r"|\b(?:login|creds?|credentials|account)\b[^.!?\n]{0,30}?[\w.@-]+(?<!\bhttp)\s*/\s*((?=\S*\d)\S{6,})"
     # "pass Qv7!mR2z": a password given with no sign, mixed as passwords are
     r"|\b(?:pass|password|pwd|pw)\s+((?=\S*\d)(?=\S*[a-z])(?=\S*[^\w\s'\"`])[^\s'\"`]{6,})"
     # "token acme_pat_8Qd2kLm3Xz1": a token's value with no sign, digits mixed all through it

@@ -47,12 +47,13 @@ _NET_SEND = Hinted(fast_regex(
     r"|\bsftp\b[^;&|]*@|\blftp\b|\bopenssl s_client\b|\bgsutil\b[^;&|]*\b(?:cp|mv|rsync)\b[^;&|]*gs://"
     r"|\bgcloud storage (?:cp|mv|rsync)\b|\baz storage (?:blob|file) upload|\bazcopy (?:copy|sync)\b"
     r"|\.(?:upload_file|upload_fileobj|put_object)\("
+    r"|\brequest\([^)]*\bdata\s*=(?!\s*none\b)"  # (urllib.request.Request(url, data=...), session.request)
     r"|\bfetch\([^)]*method\s*:\s*[\"']?(?:post|put)"
     r"|\bio::socket::(?:inet|ssl|ip)\b|\blwp::useragent\b[^;]*\b(?:post|put)\b|\bhttp::tiny\b[^;]*\b(?:post|put|request)\b"), (
     "curl|wget|nc|ncat|netcat|socat|telnet|/dev/tcp|/dev/udp|scp|sftp|rsync|ftp|mail|ssh|dig|gethostbyname|getaddrinfo|resolve(|query(|ping|"
     "nslookup|host|requests.|urlopen|httpx|send|smtplib|socket.|http.client|ftplib|paramiko|boto3|"
     "git remote|git push|aws s3|fetch(|smbclient|tftp|.post(|.put(|.patch(|lftp|s_client|gsutil|"
-    "gcloud storage|az storage|azcopy|upload_file|put_object|io::socket|lwp::|http::tiny|xargs|"
+    "gcloud storage|az storage|azcopy|upload_file|put_object|request(|io::socket|lwp::|http::tiny|xargs|"
     "base64_encode|btoa|b64encode|encodeuri|urlencode|quote|hexlify"))
 # the workspace or a service opened to the internet, or data made public
 _EXPOSE = Hinted(fast_regex(

@@ -65,6 +65,11 @@ def message_findings(call: ToolCall, internal: Iterable[str]) -> Iterator[Findin
         yield finding("exfiltration.personal_mailbox", f"asks for company data to be sent to a personal "
                       f"mailbox ({relayed_to})", block=False, tier=RiskTier.high)
         return
+    if call.action_type == "comms:email" and len(outside) >= 2 and len(
+            [m for m in MAIL_ADDRESS.finditer(to) if not is_internal(m.group(1), internal)]) >= 4:
+        yield finding("privacy.recipients_exposed", "writes to many outside people at once, each seeing the "
+                      "others' addresses (not bcc)", block=False, tier=RiskTier.high)
+        return
     if outside and _SOURCE_CODE.search(raw):
         yield finding("exfiltration.outside_mail", f"sends source code to {outside[0]}")
         return
