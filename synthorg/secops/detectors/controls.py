@@ -6,6 +6,7 @@ outside. Each is a setting a person should see before it changes, so each is ask
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from synthorg.secops.calls import Finding, ToolCall
@@ -66,6 +67,16 @@ _SWITCHED_OFF = AnyOf((
     # agents stopped or removed
     ("silence", r"\bsilence\s+add\b[^;&|]*=~\s*[\\\"']*\.[*+]"),
     ("receiver", r"[\"']?receiver[\"']?\s*:\s*[\"']?(?:null|blackhole|devnull|dev-null|void|discard)\b"),
+    # a security tool put in watch-only mode or its prevention off; Falco's core macros made to
+    # match nothing; guardrail policies detached
+    ("prevention|detection|protection|enforcement|blocking",
+     r"[\"'](?:prevention|detection|protection|enforcement|blocking)[\"']\s*:\s*[\"'](?:disabled|off|false|none)[\"']"),
+    ("mode", r"\b(?:waf|edr|ips|ids|firewall)\b[\s\S]{0,300}?[\"']mode[\"']\s*:\s*[\"'](?:monitor\w*|detect\w*|log_?only|count"
+             r"|off|disabled)[\"']"),
+    ("macro", r"\bmacro:\s*\w+\s*;?\s*condition:\s*\(?\s*(?:evt\.type\s*=\s*none|never_true|false)\b"),
+    ("detach-policy|delete-policy", r"\baws\s+organizations\s+(?:detach|delete)-policy\b"),
+    # a scheduled job that erases people's data, keeps backups or records audits, paused
+    ("airflow|dags|pause", r"\bairflow\s+dags\s+pause\s+\S*(?:gdpr|erasure|dsr|retention|backup|audit|consent|deletion)"),
     ("falco|auditd|secops|crowdstrike|falcon|wazuh|osquery|edr|sysdig|guardduty|security-agent",
      r"\b(?:kubectl\s+delete|systemctl\s+(?:stop|disable|mask)|helm\s+(?:uninstall|delete)|docker\s+(?:stop|rm))\b[^;&|]{0,200}?"
      r"\b(?:" + _GUARDS + r"|edr[\w-]*)\b"),
@@ -79,6 +90,8 @@ _GUARD_NAME = fast_regex(r"\b(?:" + _GUARDS + r")\b")
 # a state or status set off on a control's own endpoint (an MFA policy made inactive)
 _CONTROL_URL = fast_regex(r"/(?:[\w-]*(?:mfa|2fa|factor|conditionalaccess|securitydefaults|audit|legal[-_]?holds?"
                           r"|dlp|compliance)[\w-]*)(?:/|$|\?)|/period[-_]?locks?(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")
+_SECURITY_SOURCE = re.compile(r"\b(?:siem|guardduty|falco|edr|[\w-]*-audit|security[\w-]*)\b")
+_DEACTIVATES = fast_regex(r"/(?:lifecycle/)?(?:deactivate|disable|suspend)(?:/|$|\?)")
 _STATE_OFF = fast_regex(r"[\"'](?:state|status|enabled|isenabled|active|mode)[\"']\s*:\s*[\"']?(?:false|off|disabled|inactive|0)\b")
 # data opened to anyone: a link anyone may follow, a bucket or group anyone may read
 _MADE_PUBLIC = AnyOf((
@@ -137,6 +150,7 @@ _BACKUPS_CUT = AnyOf((
     ("keep", r"[\"']?keep_?\w*[\"']?\s*[:=]\s*[\"']?[0-1]\b|--keep-(?:last|daily|within)[ =]['\"]?[01]\b"),
     ("zfs destroy", r"\bzfs\s+destroy\s+-\w*r\w*\b"),
     ("borg delete", r"\bborg\s+delete\b"),
+    ("backup-retention-period", r"--backup-retention-period[= ]0\b"),
 ))
 # traffic let in from anywhere, or a packet filter that accepts everything
 _FIREWALL_OPEN = AnyOf((
@@ -147,6 +161,9 @@ _FIREWALL_OPEN = AnyOf((
     ("ingress", r"\btype\s*=\s*[\"']ingress[\"'][^}]{0,300}\bcidr_blocks\s*=\s*\[\s*[\"']0\.0\.0\.0/0"
                 r"|\bcidr_blocks\s*=\s*\[\s*[\"']0\.0\.0\.0/0[\"']\s*\][^}]{0,300}\btype\s*=\s*[\"']ingress"
                 r"|\bingress\s*\{[^}]{0,300}\bcidr_blocks\s*=\s*\[\s*[\"']0\.0\.0\.0/0"),
+    ("loadbalancersourceranges", r"\bloadbalancersourceranges\W+(?:0\.0\.0\.0/0|::/0)"),
+    # a notebook or code server on every interface with its token or password emptied
+    ("0.0.0.0", r"--ip[= ]0\.0\.0\.0\b(?=[^;&|]*(?:token|password)[= ](?:''|\"\"|\s|$))"),
     ("zonetransfer|allow-transfer", r"\b(?:allowzonetransfer|allow_zone_transfer|allow-transfer)\b\W{0,6}[^]]{0,40}(?:0\.0\.0\.0/0|\bany\b)"),
 ))
 # where the company's mail or an account's recovery goes: a forwarding, a blind copy, a new owner
@@ -199,6 +216,10 @@ _DELIVERY_GUARDS_OFF = AnyOf((
                                                       r"|--no-gpg-checks\b"),
     ("guardrail|kill_switch|killswitch", r"[\"']skip_?guardrails?[\"']\s*:\s*true\b|[\"']kill_?switch\w*[\"']\s*:\s*false\b"),
     ("promote", r"\brollouts\s+promote\b[^;&|]*--full\b"),
+    ("delete", r"\bkubectl\b[^;&|]*\bdelete\s+(?:validatingwebhookconfigurations?|mutatingwebhookconfigurations?|clusterpolic(?:y|ies)"
+               r"|constrainttemplates?|podsecuritypolic\w*)\b"),
+    ("ignore", r"\.\*[^\n;]{0,20}>>?\s*\S*\.(?:gitleaks|trivy|semgrep|snyk|secrets?)ignore\b"
+               r"|\.(?:gitleaks|trivy|semgrep|secrets?)ignore\b[^;]{0,40}?(?:^|[\s:\"'])\.\*(?:$|[\s\"'])"),
     # a flag whose name says it skips a control, switched on
     ("skip|bypass", r"\b(?:skip|bypass)[-_.](?:3ds|3-d-secure|payment[-_]?capture|auth\w*|verification|fraud[-_]?checks?|kyc|captcha"
                     r"|mfa|2fa|review\w*|signature\w*|checksums?|scan\w*)\b"
@@ -208,6 +229,8 @@ _DELIVERY_GUARDS_OFF = AnyOf((
 ))
 _CHECK_PASSED = AnyOf((
     ("statuses", r"/statuses/\S*[^;]{0,400}?[\"']state[\"']\s*:\s*[\"']success[\"']"),
+    ("update", r"\bupdate\s+[\w.]*(?:alerts|incidents|findings|detections|vulnerabilities)\s+set\s+[^;]*\bstatus\s*=\s*'(?:closed"
+               r"|resolved|false_positive|suppressed|dismissed)'[^;]*\bwhere\s+status\s*=\s*'open'\s*(?:;|$)"),
     ("update", r"\bupdate\s+[\w.]*(?:ci_runs|check_runs|checks|scans?|scan_results|builds|test_results|pipelines?|jobs)\s+set\s+"
                r"(?:conclusion|status|result|state|outcome)\s*=\s*'(?:success|succeeded|passed|pass|green|ok)'"),
 ))
@@ -225,7 +248,21 @@ _OUTSIDE_CODE_IN_CI = AnyOf((
 ))
 # every repository of an organisation let assume a role (an OIDC subject with a wildcard)
 _TRUST_WIDENED = Hinted(fast_regex(r"\brepo:[\w.-]+/\*"), "repo:")
-_BREAK_GLASS = Hinted(fast_regex(r"\bassume-role\b[^;&|]*\b(?:break-?glass|emergency)\b"), "assume-role")
+_BREAK_GLASS = Hinted(fast_regex(r"\bassume-role\b[^;&|]*\b(?:break-?glass|emergency|organizationaccountaccessrole)\b"),
+                      "assume-role")
+# a sample under analysis run on a company machine (not in a sandbox)
+_SAMPLE_RUN = Hinted(fast_regex(
+    r"(?:^|[;&|]\s*|\b(?:wine|bash|sh|pwsh|powershell|python3?|node|cscript|wscript|mshta|java\s+-jar)\s+(?:-\S+\s+)*)(?:\./)?"
+    r"(?:[\w.-]+/)*(?:phish\w*|malware|quarantine\w*|samples?)/[\w./-]+\.(?:exe|bin|ps1|dll|scr|vbs|hta|elf|msi|jar|js|bat|cmd"
+    r"|docm|xlsm)\b"), "phish|malware|quarantine|sample")
+# another person's mailbox exported, forwarded or delegated; a calendar handed to someone
+_MAILBOX_OPENED = Hinted(fast_regex(r"\bgam\s+user\s+\S+\s+(?:export\s+messages|add\s+forwarding|forward\s+on|add\s+delegate"
+                                    r"|show\s+filelist)\b|\bgam\s+calendar\s+\S+\s+add\s+(?:editor|owner)\b"), "gam")
+# key material that is never to leave its store: Vault's transit keys, a domain's password
+# database, a memory dump of the process that holds sign-in secrets
+_KEYS_EXPORTED = Hinted(fast_regex(r"/v1/transit/export/|\btransit/export/|\bntdsutil\b[^;]*\bifm\b|\blsass\S*\.dmp\b"
+                                   r"|\bprocdump\b[^;&|]*\blsass\b|\bunshadow\b"),
+                        "transit|ntdsutil|lsass|unshadow")
 _PROJECT_REMOVED = Hinted(fast_regex(r"\bvercel\s+(?:remove|rm)\s+(?!https?:|dpl_|\S*\.vercel\.app)[\w-]+(?:\s+-\S+)*\s+(?:--yes|-y)\b"),
                            "vercel")
 
@@ -236,6 +273,9 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         return
     text = views[0]
     method = call.text("method").strip().upper()
+    if _KEYS_EXPORTED.search(text):
+        yield asked("secrets.keys_exported", "takes out key material that is never to leave its store")
+        return
     if call.action_type == "net:http" and method in ("", "GET", "HEAD", "OPTIONS"):
         return  # a request that reads changes no setting
     if call.action_type == "db:query" and QUERY_READS.match(call.text("query").lower()):
@@ -252,6 +292,15 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield asked("destructive.project_removed", "removes a whole hosting project, production with it")
         return
     url = call.text("url").lower()
+    if "maintenance" in url and len(set(_SECURITY_SOURCE.findall(call.text("body").lower()))) >= 2:
+        yield asked("controls.switched_off", "puts several security alert sources in a maintenance window")
+        return
+    if call.action_type == "code:shell" and _SAMPLE_RUN.search(text):
+        yield asked("controls.sample_run", "runs a sample under analysis (phishing, malware) outside a sandbox")
+        return
+    if call.action_type == "code:shell" and _MAILBOX_OPENED.search(text):
+        yield asked("privacy.mailbox_opened", "exports, forwards or hands over another person's mail or calendar")
+        return
     if _DELIVERY_GUARDS_OFF.search(text) or (method == "DELETE" and "/protection" in url and "/branches/" in url):
         yield asked("controls.delivery_guard_off", "removes a check that gates what ships (branch protection, required "
                     "reviews, signature or checksum verification, a canary's guardrails)")
@@ -274,7 +323,7 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         return
     if _SWITCHED_OFF.search(text) or (call.action_type == "fs:write" and _SIGNATURE_UNCHECKED.search(text)) or (
             method == "DELETE" and _GUARD_NAME.search(url)) or (call.action_type == "net:http" and _CONTROL_URL.search(url) and (
-            method == "DELETE" or _STATE_OFF.search(text) or "lock" in url)):
+            method == "DELETE" or _STATE_OFF.search(text) or "lock" in url or _DEACTIVATES.search(url))):
         yield asked("controls.switched_off", "switches off MFA, auditing, a legal hold, an approval or "
                      "another security control")
         return

@@ -254,6 +254,17 @@ _REQUEST_LOOP = Hinted(fast_regex(
     r"|\bfor\s+\w+\s+in\s+(?:\{\d+\.\.(?:[5-9]\d\d|\d{4,})\}|\$\(\s*seq\s+(?:\d+\s+)?(?:[5-9]\d\d|\d{4,})\s*\))\s*;\s*do\b"
     r"(?:(?!\bsleep\b)[^;]){0,200}\b(?:curl\b[^;]*\s-(?:x\s*post|d|-data)\b|gh\s+workflow\s+run|sendmail|mail\s+-s)"), "for ")
 # an autoscaler written to scale into the thousands (a manifest a GitOps sync applies)
+# a cluster's scheduler asked for many machines, for days, or for hundreds of jobs at once
+_CLUSTER_ASK = Hinted(fast_regex(
+    r"\b(?:sbatch|srun|salloc)\b[^;&|]*--nodes[= ](?:[89]|\d{2,})\b|\b(?:sbatch|srun|salloc)\b[^;&|]*--time[= ](?:[3-9]|\d{2,})-"
+    r"|--min-nodes[= ](?:3[2-9]|[4-9]\d|\d{3,})\b|--max-nodes[= ](?:2[5-9]\d|[3-9]\d\d|\d{4,})\b"
+    r"|\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:-\w+\s+)*(?:\d+\s+)?(?:[1-9]\d{2,})\s*\)|\{\d+\.\.[1-9]\d{2,}\})\s*;\s*do\b[^;]*"
+    r"\b(?:sbatch|srun|salloc|run-instances|kubectl\s+(?:run|create)|docker\s+run|gcloud\s+compute\s+instances\s+create"
+    r"|qsub|bsub)\b"
+    r"|\bnum_gpus\s*=\s*\d[^;]{0,300}\brange\(\s*[1-9]\d{3,}\s*\)"),
+    "sbatch|srun|salloc|min-nodes|max-nodes|seq|..|num_gpus")
+# a table joined with itself with no key (every row times every row)
+_SELF_CROSS_JOIN = re.compile(r"\bfrom\s+([\w.`\"]+)(?:\s+(?:as\s+)?\w+)?\s+cross\s+join\s+\1(?![\w.])")
 _MANIFEST_SCALE = re.compile(r"\bmaxreplicas\s*:\s*\d{4,}", re.I)
 
 
@@ -325,6 +336,15 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
                 yield finding("abuse.unbounded_loop", "loops without end", tier=RiskTier.high,
                               block=not re.search(r"\bsleep\b|\btime\.sleep\(", rest))
                 return
+    if call.action_type in ("code:shell", "code:python") and any(_CLUSTER_ASK.search(v) for v in code):
+        yield finding("abuse.resource_exhaustion", "asks a cluster's scheduler for many machines, for days, or for "
+                      "hundreds of jobs", block=False, tier=RiskTier.high)
+        return
+    if call.action_type in ("db:query", "code:shell", "code:python") and any(
+            _SELF_CROSS_JOIN.search(v) for v in code if "cross" in v):
+        yield finding("abuse.resource_exhaustion", "joins a table with itself with no key (every row times every row)",
+                      block=False, tier=RiskTier.high)
+        return
 
 
 def _endless_python_loop(code: str) -> str | None:
