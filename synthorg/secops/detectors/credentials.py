@@ -4,12 +4,12 @@ and variables written out, the environment dumped, the cloud metadata service as
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import _PROSE, code_views
-from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, hosts_of
+from synthorg.secops.detectors.patterns import AnyOf, Hinted, asked, finding, hosts_of
 from synthorg.secops.detectors.reached_paths import paths_of
 from synthorg.secops.detectors.sql import selects_secrets
 from synthorg.secops.messages import shares_secret
@@ -220,6 +220,13 @@ _PREFIX_EXPANSION = re.compile(r"\$\{!\w+[*@]\}")  # the names of every variable
 _INDIRECT = re.compile(r"\$\{!\w+\}")  # the value of the variable a name names
 
 
+def _token_of(view: str, m: re.Match[str]) -> str:
+    """The whole word (a path) a match lies in."""
+    start = max(view.rfind(c, 0, m.start()) for c in " \"'(=,:;") + 1
+    end = min((i for c in " \"'),;" if (i := view.find(c, m.end())) >= 0), default=len(view))
+    return view[start:end]
+
+
 def _maybe_own(view: str, m: re.Match[str], workspace: str) -> bool:
     """Whether the first credential file a view names (`m`) may be in the workspace: not
     one written from the home or from another absolute place (a quick look before the paths
@@ -228,6 +235,28 @@ def _maybe_own(view: str, m: re.Match[str], workspace: str) -> bool:
     token = view[start:m.end()]
     return not token.startswith(("~", "$home", "${home}")) and (
         not token.startswith("/") or token.startswith(workspace.rstrip("/") + "/"))
+
+
+# a key or a certificate handed to a program that signs in with it, or named in a config as where
+# a server finds its key: the program uses it and nothing reads it out (a person is asked)
+_USED_AS = re.compile(r"(?:--(?:cert|key|cacert|ca-cert|ca-file|cert-file|key-file|tls-?cert|tls-?key|tls-?cacert|client-cert"
+                      r"|client-key|identity-file|private-key|ssh-key|ks|keystore|from-file(?:=[\w.-]+)?)[= ]|(?:^|\s)-i\s+"
+                      r"|\b(?:ssl_certificate(?:_key)?|ssl_trusted_certificate|identityfile|\w*key_?file|\w*cert_?file|storefile"
+                      r"|\w*_key_path|\w*_cert_path|tls_\w+)\s*[:= (]\s*(?:file\()?)[\"']?$")
+
+
+def used_as_key(views: Iterable[str], raw: str) -> bool:
+    """Whether every mention of the path `raw` in the views hands it to a program as its key or
+    certificate (an option's value, a config's key path)."""
+    found = False
+    for v in views:
+        at = v.find(raw)
+        while at >= 0:
+            if not _USED_AS.search(v, max(0, at - 40), at):
+                return False
+            found = True
+            at = v.find(raw, at + len(raw))
+    return found
 
 
 def own_credential_files(call: ToolCall) -> bool:
@@ -409,6 +438,8 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
             if _maybe_own(v, named, call.workspace) and own_credential_files(call):
                 yield finding("secrets.credential_file", "reads a credential or key file of its own "
                               "workspace", block=False, tier=RiskTier.high)
+            elif used_as_key(code, _token_of(v, named)):
+                yield asked("secrets.credential_file", "hands a credential or key file to a program as its key")
             else:
                 yield finding("secrets.credential_file", "names a credential or key file")
             return

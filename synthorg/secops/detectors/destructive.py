@@ -32,8 +32,11 @@ _DESTRUCTIVE = [
                 r"|\bpg_restore\b(?=[^;&|]*\s(?:--clean|-\w*c\w*)\b)(?=[^;&|]*(?:-d\s*|--dbname[= ]|dbname=)\w*prod"
                 r"|[^;&|]*--clean\b[^;&|]*\bprod)"
                 # flyway clean: every object of the schemas it manages dropped (not a local database's)
-                r"|\bflyway\b(?![^;&|]*(?:localhost|127\.0\.0\.1))[^;&|]*\sclean\b"),
-            "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli|mysqladmin|pg_restore|flyway"),
+                r"|\bflyway\b(?![^;&|]*(?:localhost|127\.0\.0\.1))[^;&|]*\sclean\b"
+                # every key of an etcd (a cluster's whole state): the empty or the root prefix
+                r"|\betcdctl\b[^;&|]*\sdel\s+(?:''|\"\"|/|'/'|\"/\"|\\x00)(?=\s|$)[^;&|]*--prefix\b"
+                r"|\betcdctl\b[^;&|]*\sdel\b[^;&|]*--from-key\b"),
+            "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli|mysqladmin|pg_restore|flyway|etcdctl"),
      "database_wipe", "drops a database"),
     (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s[\"']?\+[\w$]))(?:[^;&|]*\b(?:main|master|trunk|"
                 r"release\S*|prod\S*)\b|(?:\s+(?:--force\S*|-f|-u|origin|upstream))*\s*(?:$|[;&|]))"

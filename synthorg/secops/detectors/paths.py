@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.credentials import EVIDENCE, SECRET_FILE, generates_keys
+from synthorg.secops.detectors.credentials import EVIDENCE, SECRET_FILE, generates_keys, used_as_key
 from synthorg.secops.detectors.patterns import Hinted, asked, finding
 from synthorg.secops.detectors.reached_paths import paths_of
 from synthorg.secops.detectors.task_words import names_place
@@ -82,6 +82,8 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             if place == "workspace" and not call.colleague_path(path):
                 yield finding("secrets.credential_file", f"touches a credential or key file of its own "
                               f"workspace: {path}", block=False, tier=RiskTier.high)
+            elif not written and used_as_key(code, raw):
+                yield asked("secrets.credential_file", f"hands a credential or key file to a program as its key: {path}")
             else:
                 yield finding("secrets.credential_file", f"touches a credential or key file: {path}")
         elif place == "workspace" and raw.lstrip("\"'").startswith("/") and call.colleague_path(path):
