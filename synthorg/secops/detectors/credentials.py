@@ -120,6 +120,10 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
                                          r"|\bprocdump\b|\bminidump\w*\b"),
     ("history", r"(?:^|[;&|(`]\s*)history\b(?!\s+-[cdw]\b)(?!\s*\|\s*(?:e?grep|rg)\b(?![^|;&]*(?:pass|secret|token|key|aws|cred|auth)))"),  # the shell's history: typed passwords
 ))
+# a capture that stops by itself (a count or a time-out) and prints no payloads (-A, -X): a
+# person is asked; sniffing without end, or printing what passes, is refused
+_BOUNDED_CAPTURE = re.compile(r"(?:\btimeout\s+\d+\w?\s+(?:sudo\s+)?tcpdump\b|\btcpdump\b(?=[^;&|]*\s-c\s*\d+))"
+                              r"(?![^;&|]*\s-[a-z]*[ax][a-z]*\b)[^;&|]*")
 SECRET_VALUE = Hinted(fast_regex(
     r"(?<!--access-key-id )(?<!--access-key-id=)\bakia[0-9a-z]{12,20}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\b[rs]k_live_[a-z0-9]{16,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"
@@ -420,7 +424,11 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
     for v in code:
         if (m := _CREDENTIAL_COMMAND.search(v)) and not (  # (a dump or a copy keeps what it took)
                 _SHOWS_NO_VALUE.match(v, m.end()) and not _KEEPS.search(v, m.start(), m.end() + 80)):
-            yield finding("secrets.credential_command", "runs a command that hands out credentials")
+            if _BOUNDED_CAPTURE.search(v) and not _CREDENTIAL_COMMAND.search(_BOUNDED_CAPTURE.sub(" ", v)):
+                yield asked("secrets.credential_command", "captures network traffic (a bounded capture, headers "
+                            "not printed)")
+            else:
+                yield finding("secrets.credential_command", "runs a command that hands out credentials")
             return
         if _names_metadata_service(v) and (
                 call.action_type == "net:http" or _FETCHES.search(v)) and not _only_placement(v):

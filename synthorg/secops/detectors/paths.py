@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.credentials import EVIDENCE, SECRET_FILE, generates_keys, used_as_key
+from synthorg.secops.detectors.forbidden import HANDS_OFF, asks_change
 from synthorg.secops.detectors.patterns import Hinted, asked, finding
 from synthorg.secops.detectors.reached_paths import paths_of
 from synthorg.secops.detectors.task_words import names_place
@@ -100,10 +101,11 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             if written and admin_changes(path) and _edits(call, code):
                 yield finding("path.write_outside_workspace", f"changes a service's configuration outside the "
                               f"workspace: {path}", block=False, tier=RiskTier.high)
-            elif names_place(call.task, path):
+            elif names_place(call.task, path) and (_asks_a_change(call.task) if written or any(
+                    _CHANGES_FILES.search(v) for v in code) else True):
                 yield asked("path.write_outside_workspace" if written else "path.read_outside_workspace",
                             f"{'changes' if written else 'reads'} {path} outside the workspace, a place its task names")
-            elif not written and _SHARED_MOUNT.match(path):
+            elif not written and _SHARED_MOUNT.match(path) and not any(_CHANGES_FILES.search(v) for v in code):
                 yield asked("path.read_outside_workspace", f"reads the company's shared files outside the workspace: {path}")
             elif written:
                 yield finding("path.write_outside_workspace",
@@ -175,6 +177,19 @@ _ABSOLUTE_EXTRACT = fast_regex(r"\btar\s+(?:-\w*x\w*P|-\w*P\w*x|x\w*P|P\w*x)\w*\
 _FOREIGN_ROOT = fast_regex(r"^(?:[a-z]:[\\/]|\\\\[^\\]+\\)", re.I)  # C:\..., \\server\share
 # folders every colleague works from (under the workspace root, beside agents' own)
 _SHARED_SPACE = re.compile(r"^/workspace/(?:shared|common|team|public|company|org)(?:/|$)")
+# words of code that change or remove files (a delete written in a way the paths are not seen
+# written through still says so)
+_CHANGES_FILES = fast_regex(r"\b(?:rm|rmdir|remove\w*|unlink\w*|rmtree|rmsync|delete\w*|truncate|shred|clean|checkout|setfacl"
+                            r"|chmod|chown|fallocate|mv|rename|tee|write\w*|dd|move\w*|%d)\b|\bopen\([^)]*[\"'][wax]"
+                            r"|>\s*[/\"'$]|\bsed\s+-i")
+
+
+def _asks_a_change(task: str) -> bool:
+    """Whether the task asks for a change at all (not only to look, report or tell), and does
+    not say to change nothing."""
+    return asks_change(task) and not HANDS_OFF.search(task.lower())
+
+
 # the company's shared mounts outside the workspace (a team drive, shared datasets): a read there
 # is asked for (a write, or a delete written in a way not seen as one, would read as a read too)
 _SHARED_MOUNT = re.compile(r"^/(?:mnt|srv|data|nfs|volumes|export)/(?:[\w.-]+/)?(?:shared|common|team|public)(?:/|$)"
