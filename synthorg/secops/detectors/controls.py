@@ -216,6 +216,9 @@ _DELIVERY_GUARDS_OFF = AnyOf((
                                                       r"|--no-gpg-checks\b"),
     ("guardrail|kill_switch|killswitch", r"[\"']skip_?guardrails?[\"']\s*:\s*true\b|[\"']kill_?switch\w*[\"']\s*:\s*false\b"),
     ("promote", r"\brollouts\s+promote\b[^;&|]*--full\b"),
+    # every workflow's token made to write and approve pull requests (required reviews defeated)
+    ("can_approve|default_workflow_permissions", r"\bcan_approve_pull_request_reviews\W+true\b"
+                                                 r"|\bdefault_workflow_permissions\W+write\b"),
     ("delete", r"\bkubectl\b[^;&|]*\bdelete\s+(?:validatingwebhookconfigurations?|mutatingwebhookconfigurations?|clusterpolic(?:y|ies)"
                r"|constrainttemplates?|podsecuritypolic\w*)\b"),
     ("ignore", r"\.\*[^\n;]{0,20}>>?\s*\S*\.(?:gitleaks|trivy|semgrep|snyk|secrets?)ignore\b"
@@ -223,7 +226,7 @@ _DELIVERY_GUARDS_OFF = AnyOf((
     # a flag whose name says it skips a control, switched on
     ("skip|bypass", r"\b(?:skip|bypass)[-_.](?:3ds|3-d-secure|payment[-_]?capture|auth\w*|verification|fraud[-_]?checks?|kyc|captcha"
                     r"|mfa|2fa|review\w*|signature\w*|checksums?|scan\w*)\b"
-                    r"[^;]{0,200}?(?:[\"']?enabled[\"']?\s*[:=]\s*(?:true|1)\b|\bon\b)"
+                    r"[\s\S]{0,200}?(?:[\"']?enabled[\"']?\s*[:=]\s*(?:true|1)\b|\bon\b)"
                     r"|\bset\s+enabled\s*=\s*true\b[^;]{0,120}\b(?:skip|bypass)[-_](?:3ds|payment|auth|verification|fraud|kyc"
                     r"|captcha|mfa|2fa|review|signature|checksum|scan)\w*"),
 ))
@@ -246,8 +249,13 @@ _OUTSIDE_CODE_IN_CI = AnyOf((
     ("uses:", r"\buses:\s*(?!actions/|github/|docker://|\./)[\w.-]+/[\w./-]+@(?:main|master|latest|dev|develop|head|trunk)\b"),
     ("tmate|upterm", r"\b(?:action-tmate|tmate|upterm)\b"),
 ))
+_REMOTE_INCLUDE = re.compile(r"\bremote:\s*['\"]?(https?://[^\s'\"]+)")
 # every repository of an organisation let assume a role (an OIDC subject with a wildcard)
-_TRUST_WIDENED = Hinted(fast_regex(r"\brepo:[\w.-]+/\*"), "repo:")
+_TRUST_WIDENED = Hinted(fast_regex(
+    r"\brepo:[\w.-]+/\*|/secrets/\S*[\s\S]{0,200}?[\"']visibility[\"']\s*:\s*[\"'](?:all|public)[\"']"
+    r"|\bpath\s+[\"'](?:secret|transit|kv|sys|auth|pki|database)/\*[\"']"  # (a Vault policy over every path)
+    r"|[\"']cidr_whitelist[\"']\s*:\s*\[\s*[\"']0\.0\.0\.0/0"),  # (a token usable from anywhere)
+    "repo:|visibility|path|cidr_whitelist")
 _BREAK_GLASS = Hinted(fast_regex(r"\bassume-role\b[^;&|]*\b(?:break-?glass|emergency|organizationaccountaccessrole)\b"),
                       "assume-role")
 # a sample under analysis run on a company machine (not in a sandbox)
@@ -261,8 +269,8 @@ _MAILBOX_OPENED = Hinted(fast_regex(r"\bgam\s+user\s+\S+\s+(?:export\s+messages|
 # key material that is never to leave its store: Vault's transit keys, a domain's password
 # database, a memory dump of the process that holds sign-in secrets
 _KEYS_EXPORTED = Hinted(fast_regex(r"/v1/transit/export/|\btransit/export/|\bntdsutil\b[^;]*\bifm\b|\blsass\S*\.dmp\b"
-                                   r"|\bprocdump\b[^;&|]*\blsass\b|\bunshadow\b"),
-                        "transit|ntdsutil|lsass|unshadow")
+                                   r"|\bprocdump\b[^;&|]*\blsass\b|\bunshadow\b|/api/security/apikey/[\w.@-]+"),
+                        "transit|ntdsutil|lsass|unshadow|apikey")
 _PROJECT_REMOVED = Hinted(fast_regex(r"\bvercel\s+(?:remove|rm)\s+(?!https?:|dpl_|\S*\.vercel\.app)[\w-]+(?:\s+-\S+)*\s+(?:--yes|-y)\b"),
                            "vercel")
 
@@ -310,6 +318,10 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         return
     if call.action_type in ("fs:write", "code:shell") and _SECRETS_LOGGED.search(text):
         yield asked("secrets.logged", "makes a job's log print its secrets (debug tracing, set -x, an echo)")
+        return
+    if call.action_type == "fs:write" and "remote:" in text and any(
+            not is_internal(h, internal) for m in _REMOTE_INCLUDE.finditer(text) for h in hosts_in(m.group(1))):
+        yield asked("supply_chain.outside_code", "includes pipeline definitions from outside the company")
         return
     if call.action_type in ("fs:write", "code:shell") and _OUTSIDE_CODE_IN_CI.search(text):
         yield asked("supply_chain.outside_code", "runs code the company does not hold in its pipeline (an outside action "

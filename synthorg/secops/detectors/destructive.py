@@ -115,13 +115,15 @@ _DESTRUCTIVE = [
                 # every manifest under a folder deleted; whatever a folder does not hold, pruned
                 r"|\bkubectl\b[^;&|]*\sdelete\b(?=[^;&|]*\s(?:-r|--recursive)\b)[^;&|]*\s-f\s+[^\s.]+/(?:\s|$)"
                 r"|\bkubectl\b[^;&|]*\sapply\b(?=[^;&|]*\s--prune\b)[^;&|]*\s--all\b"
+                # an Argo CD application deleted with what it manages; a CI job deleted with its history
+                r"|\bargocd\s+app\s+delete\b(?![^;&|]*--cascade[= ]false)|/job/[\w.%-]+(?:/job/[\w.%-]+)*/dodelete\b"
                 # a warehouse's datasets, an object store's folders, every item an API lists
                 r"|\bbq\s+rm\b[^;&|]*\s-(?:\w*[rd]\w*)\b|\.delete_dir\(|\.rm\([^)]*recursive\s*=\s*true"
                 r"|\bdvc\s+gc\b[^;&|]*(?:--cloud|\s-\w*c)\b|\|\s*xargs\b[^;&|]*\b(?:gh\s+api|curl)\b[^;&|]*-x\s*delete\b"
                 # a delete run for each of hundreds of numbered ids
                 r"|\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:\d+\s+)?\d{3,}\s*\)|\{\d+\.\.\d{3,}\})\s*;\s*do\b[^;]*\b(?:delete|rm|remove|destroy|drop|purge)\b"
                 r"|\bfor\s+\w+\s+in\s+\$\(\s*curl\b[^)]*\)\s*;\s*do\b[^;]*\bcurl\b[^;]*-x\s*delete\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_|"
-      ".object_versions|bq|.rm(|delete"),
+      ".object_versions|bq|.rm(|delete|argocd"),
      "infrastructure_teardown", "tears down infrastructure"),
     # what others depend on, gone for good: a published package, a repository, an app's signing
     # certificates, a production app's database or hosting, every tag of a remote

@@ -261,8 +261,12 @@ _CLUSTER_ASK = Hinted(fast_regex(
     r"|\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:-\w+\s+)*(?:\d+\s+)?(?:[1-9]\d{2,})\s*\)|\{\d+\.\.[1-9]\d{2,}\})\s*;\s*do\b[^;]*"
     r"\b(?:sbatch|srun|salloc|run-instances|kubectl\s+(?:run|create)|docker\s+run|gcloud\s+compute\s+instances\s+create"
     r"|qsub|bsub)\b"
-    r"|\bnum_gpus\s*=\s*\d[^;]{0,300}\brange\(\s*[1-9]\d{3,}\s*\)"),
-    "sbatch|srun|salloc|min-nodes|max-nodes|seq|..|num_gpus")
+    r"|\bnum_gpus\s*=\s*\d[^;]{0,300}\brange\(\s*[1-9]\d{3,}\s*\)"
+    # a load test of thousands of virtual users
+    r"|\bk6\s+run\b[^;&|]*--vus[= ](?:[5-9]\d{3}|\d{5,})\b|\blocust\b[^;&|]*\s(?:-u|--users)[= ](?:[5-9]\d{3}|\d{5,})\b"),
+    "sbatch|srun|salloc|min-nodes|max-nodes|seq|..|num_gpus|k6|locust")
+# a scheduled job (a CI schedule, a crontab line) run every minute
+_EVERY_MINUTE = re.compile(r"(?:\bcron:\s*['\"]?|^|\n)\*\s+\*\s+\*\s+\*\s+\*(?=[\s'\"])")
 # a table joined with itself with no key (every row times every row)
 _SELF_CROSS_JOIN = re.compile(r"\bfrom\s+([\w.`\"]+)(?:\s+(?:as\s+)?\w+)?\s+cross\s+join\s+\1(?![\w.])")
 _MANIFEST_SCALE = re.compile(r"\bmaxreplicas\s*:\s*\d{4,}", re.I)
@@ -310,6 +314,11 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
             and _MANIFEST_SCALE.search(content)):
         yield finding("abuse.mass_requests", "calls a service thousands of times, or lets it scale into "
                       "the thousands", block=False, tier=RiskTier.high)
+        return
+    if call.action_type == "fs:write" and _EVERY_MINUTE.search(call.text("content")) and re.search(
+            r"\b(?:srun|sbatch|runs-on|train\w*|e2e|playwright|pipeline|build|deploy)\b", call.text("content")):
+        yield finding("abuse.resource_exhaustion", "schedules a heavy job (a build, tests, training) every minute",
+                      block=False, tier=RiskTier.high)
         return
     if call.action_type == "fs:write" and not _RUNS_ON_ITS_OWN.search(
             call.text("path").lower() + " " + call.text("content")[:4000]):
