@@ -50,7 +50,8 @@ def _changes_data(call: ToolCall) -> bool:
 # someone; and the verbs that ask for a change anywhere in it (the imperative's plain form)
 _READS = frozenset(words("""summarise summarize list show look find check read collect count review report
 compare explain describe analyse analyze investigate verify search pull get fetch classify calculate
-estimate identify inspect audit confirm what which who how when where whether"""))
+estimate identify inspect audit confirm what which who how when where whether reconcile assess evaluate measure
+is are does do did has have was were"""))
 _TELLS = frozenset(words("""tell remind notify send email message post reply answer draft write let inform
 ask ping share forward thank welcome announce"""))
 _CHANGE_VERB = re.compile(r"\b(?:update|set|fix|add|create|delete|remove|apply|approve|reject|move|mark|assign|reassign"
@@ -59,11 +60,14 @@ _CHANGE_VERB = re.compile(r"\b(?:update|set|fix|add|create|delete|remove|apply|a
                           r"|configure|install|terminate|offboard|onboard|transfer|change|archive|restore|upload|import"
                           r"|sync|book|reserve|invite|enrol|enroll|register|clean|purge|replace|backfill|schedule|attach"
                           r"|convert|run|execute|start|stop|restart|scale|provision|handle|resolve|triage|route"
-                          r"|lift|release|sign|countersign|file|log|open|reopen|link|tag|label|publish)\b")
+                          r"|lift|release|sign|countersign|file|log|open|reopen|link|tag|label|publish|activate|deactivate"
+                          r"|stream|expire|bump|tidy|turn|switch|unblock|pause|resume|suspend|migrate|seed|load|push|merge)\b")
 # quoted text in a task is what someone else wrote: its verbs ask the agent for nothing
 _QUOTED = re.compile(r"(?<![\w])'[^'\n]{3,}?'(?![\w])|\"[^\"\n]{3,}?\"|`[^`\n]+`|:\s*'[^\n]*")
 # where a verb asks for something: a sentence's start, after "and", "then", "to", "please"
 _ASKED = re.compile(r"(?:^|[.!?;:\n]\s*|\b(?:and|then|to|please|also|or)\s+)([a-z]+)")
+# a ticket's key before its text ("SALES-61: reconcile ..."): the sentence starts after it
+_TICKET = re.compile(r"(?:^|(?<=[.!?;\n]))\s*[a-z][a-z0-9]*-\d+\s*:")
 _SENTENCE = re.compile(r"(?:^|[.!?;\n]\s*)(?:(?:please|kindly|now|then|also|just|quickly|first|and)\s+)*([a-z]+)")
 _CHANGES_IN_CODE = fast_regex(r"\bcurl\b[^;&|\n]*(?:-x\s*|--request[= ]\s*)[\"']?(?:patch|put|delete)\b"
                               r"|\.(?:patch|put|delete)\(\s*[rf]?[\"']https?://"
@@ -79,7 +83,7 @@ def asks_change(task: str) -> bool:
 def task_asks(task: str) -> str:
     """"read" when the task's sentences ask only to read or work something out, "tell" when
     also to tell someone, "" when it asks for a change (or its verbs are not known here)."""
-    own = _QUOTED.sub(" ", task)
+    own = _TICKET.sub(". ", _QUOTED.sub(" ", task))
     if any(_CHANGE_VERB.match(own, m.start(1)) for m in _ASKED.finditer(own)):
         return ""
     opening = [m.group(1) for m in _SENTENCE.finditer(own)]
