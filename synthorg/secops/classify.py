@@ -225,8 +225,8 @@ _RESTORE = re.compile(r"^(?:pip3?\s+install\s+(?:-\w+\s+)*(?:-r\s+\S+|-e\s+\S+|\
                       r"|(?:npm|pnpm)\s+(?:ci|install|i)(?:\s+--?[\w-]+)*\s*$|yarn(?:\s+install)?(?:\s+--[\w-]+)*\s*$"
                       r"|(?:poetry|pipenv|bundle|composer|uv|pdm)\s+(?:install|sync)\b(?:\s+--?[\w-]+)*\s*$"
                       r"|go\s+mod\s+download\s*$|cargo\s+fetch\s*$)")  # the project's own declared deps
-_SQL_CLIENT_ARG = re.compile(r"\b(?:psql|mysql|sqlite3|mariadb|clickhouse-client|cqlsh)\b[^|;&\n]*?\s(?:-c|-e|--command|--execute|--query)"
-                             r"[\s=]+(['\"])(.+?)\1", re.S)
+_SQL_CLIENT_ARG = re.compile(r"\b(?:psql|mysql|sqlite3|mariadb|clickhouse-client|cqlsh)\b[^|;&\n]{0,200}?\s(?:-c|-e|--command|--execute|--query)"
+                             r"[\s=]+(['\"])(.{1,4000}?)\1", re.S)
 _LOCAL_DATABASE = re.compile(r"(?:@|-h\s*|--host[= ])(?:localhost|127\.0\.0\.1)\b")
 _QUOTED_ARG = re.compile(r"'[^'\n]*'|\"(?:[^\"\\\n]|\\.)*\"")
 _WRAPPED = re.compile(r"^\s*(?:\S*/)?(?:ba|z|da)?sh\s+-c\s+(['\"])(.*)\1\s*$", re.S)

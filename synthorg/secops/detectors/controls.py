@@ -163,7 +163,7 @@ _FIREWALL_OPEN = AnyOf((
                 r"|\bingress\s*\{[^}]{0,300}\bcidr_blocks\s*=\s*\[\s*[\"']0\.0\.0\.0/0"),
     ("loadbalancersourceranges", r"\bloadbalancersourceranges\W+(?:0\.0\.0\.0/0|::/0)"),
     # a notebook or code server on every interface with its token or password emptied
-    ("0.0.0.0", r"--ip[= ]0\.0\.0\.0\b(?=[^;&|]*(?:token|password)[= ](?:''|\"\"|\s|$))"),
+    ("0.0.0.0", r"--ip[= ]0\.0\.0\.0\b(?=[^;&|]{0,300}(?:token|password)[= ](?:''|\"\"|\s|$))"),
     ("zonetransfer|allow-transfer", r"\b(?:allowzonetransfer|allow_zone_transfer|allow-transfer)\b\W{0,6}[^]]{0,40}(?:0\.0\.0\.0/0|\bany\b)"),
 ))
 # where the company's mail or an account's recovery goes: a forwarding, a blind copy, a new owner
@@ -205,7 +205,7 @@ _A_TEST = fast_regex(r"\btest(?:ing)?\b")
 # the checks that gate what ships, removed: branch protection and required reviews, signature
 # and checksum verification, a canary's guardrails, a check reported or recorded as passed
 _DELIVERY_GUARDS_OFF = AnyOf((
-    ("protection", r"(?:-x\s*delete|--method[= ]delete)\b[^;&|]*/branches/[^\s/]+/protection\b"),
+    ("protection", r"(?:-x\s*delete|--method[= ]delete)\b[^;&|]{0,300}/branches/[^\s/]+/protection\b"),
     ("reviewers|required_|enforce_admins|deployment_branch_policy",
      r"[\"']reviewers[\"']\s*:\s*\[\s*\]|[\"']required_approving_review_count[\"']\s*:\s*0\b"
      r"|[\"'](?:required_status_checks|required_pull_request_reviews|deployment_branch_policy)[\"']\s*:\s*null\b"
@@ -215,11 +215,11 @@ _DELIVERY_GUARDS_OFF = AnyOf((
     ("gpgcheck|allow-unauthenticated|no-gpg-checks", r"\bgpgcheck\s*=\s*0\b|--nogpgcheck\b|--allow-unauthenticated\b"
                                                       r"|--no-gpg-checks\b"),
     ("guardrail|kill_switch|killswitch", r"[\"']skip_?guardrails?[\"']\s*:\s*true\b|[\"']kill_?switch\w*[\"']\s*:\s*false\b"),
-    ("promote", r"\brollouts\s+promote\b[^;&|]*--full\b"),
+    ("promote", r"\brollouts\s+promote\b[^;&|]{0,300}--full\b"),
     # every workflow's token made to write and approve pull requests (required reviews defeated)
     ("can_approve|default_workflow_permissions", r"\bcan_approve_pull_request_reviews\W+true\b"
                                                  r"|\bdefault_workflow_permissions\W+write\b"),
-    ("delete", r"\bkubectl\b[^;&|]*\bdelete\s+(?:validatingwebhookconfigurations?|mutatingwebhookconfigurations?|clusterpolic(?:y|ies)"
+    ("delete", r"\bkubectl\b[^;&|]{0,300}\bdelete\s+(?:validatingwebhookconfigurations?|mutatingwebhookconfigurations?|clusterpolic(?:y|ies)"
                r"|constrainttemplates?|podsecuritypolic\w*)\b"),
     ("ignore", r"\.\*[^\n;]{0,20}>>?\s*\S*\.(?:gitleaks|trivy|semgrep|snyk|secrets?)ignore\b"
                r"|\.(?:gitleaks|trivy|semgrep|secrets?)ignore\b[^;]{0,40}?(?:^|[\s:\"'])\.\*(?:$|[\s\"'])"),
@@ -231,9 +231,9 @@ _DELIVERY_GUARDS_OFF = AnyOf((
                     r"|captcha|mfa|2fa|review|signature|checksum|scan)\w*"),
 ))
 _CHECK_PASSED = AnyOf((
-    ("statuses", r"/statuses/\S*[^;]{0,400}?[\"']state[\"']\s*:\s*[\"']success[\"']"),
-    ("update", r"\bupdate\s+[\w.]*(?:alerts|incidents|findings|detections|vulnerabilities)\s+set\s+[^;]*\bstatus\s*=\s*'(?:closed"
-               r"|resolved|false_positive|suppressed|dismissed)'[^;]*\bwhere\s+status\s*=\s*'open'\s*(?:;|$)"),
+    ("statuses", r"/statuses/\S{0,200}[^;]{0,400}?[\"']state[\"']\s*:\s*[\"']success[\"']"),
+    ("update", r"\bupdate\s+[\w.]*(?:alerts|incidents|findings|detections|vulnerabilities)\s+set\s+[^;]{0,300}\bstatus\s*=\s*'(?:closed"
+               r"|resolved|false_positive|suppressed|dismissed)'[^;]{0,300}\bwhere\s+status\s*=\s*'open'\s*(?:;|$)"),
     ("update", r"\bupdate\s+[\w.]*(?:ci_runs|check_runs|checks|scans?|scan_results|builds|test_results|pipelines?|jobs)\s+set\s+"
                r"(?:conclusion|status|result|state|outcome)\s*=\s*'(?:success|succeeded|passed|pass|green|ok)'"),
 ))
@@ -241,7 +241,7 @@ _CHECK_PASSED = AnyOf((
 _SECRETS_LOGGED = AnyOf((
     ("ci_debug_trace|actions_step_debug", r"\b(?:ci_debug_trace|actions_step_debug|actions_runner_debug)\W+true\b"),
     ("set -", r"\bset\s+-[a-wyz]*x[a-z]*\b[\s\S]{0,2000}?\$\{?\w*(?:password|passwd|token|secret|api_?key)\w*"),
-    ("echo", r"\becho\b[^\n;]*\$[({]\w*(?:password|passwd|secret|token)\w*[)}]"),
+    ("echo", r"\becho\b[^\n;]{0,300}\$[({]\w*(?:password|passwd|secret|token)\w*[)}]"),
 ))
 # workflows that run code the company does not hold: an outside action at a branch that can change,
 # a remote shell into the runner
@@ -252,24 +252,24 @@ _OUTSIDE_CODE_IN_CI = AnyOf((
 _REMOTE_INCLUDE = re.compile(r"\bremote:\s*['\"]?(https?://[^\s'\"]+)")
 # every repository of an organisation let assume a role (an OIDC subject with a wildcard)
 _TRUST_WIDENED = Hinted(fast_regex(
-    r"\brepo:[\w.-]+/\*|/secrets/\S*[\s\S]{0,200}?[\"']visibility[\"']\s*:\s*[\"'](?:all|public)[\"']"
+    r"\brepo:[\w.-]+/\*|/secrets/\S{0,200}[\s\S]{0,200}?[\"']visibility[\"']\s*:\s*[\"'](?:all|public)[\"']"
     r"|\bpath\s+[\"'](?:secret|transit|kv|sys|auth|pki|database)/\*[\"']"  # (a Vault policy over every path)
     r"|[\"']cidr_whitelist[\"']\s*:\s*\[\s*[\"']0\.0\.0\.0/0"),  # (a token usable from anywhere)
     "repo:|visibility|path|cidr_whitelist")
-_BREAK_GLASS = Hinted(fast_regex(r"\bassume-role\b[^;&|]*\b(?:break-?glass|emergency|organizationaccountaccessrole)\b"),
+_BREAK_GLASS = Hinted(fast_regex(r"\bassume-role\b[^;&|]{0,300}\b(?:break-?glass|emergency|organizationaccountaccessrole)\b"),
                       "assume-role")
 # a sample under analysis run on a company machine (not in a sandbox)
 _SAMPLE_RUN = Hinted(fast_regex(
     r"(?:^|[;&|]\s*|\b(?:wine|bash|sh|pwsh|powershell|python3?|node|cscript|wscript|mshta|java\s+-jar)\s+(?:-\S+\s+)*)(?:\./)?"
-    r"(?:[\w.-]+/)*(?:phish\w*|malware|quarantine\w*|samples?)/[\w./-]+\.(?:exe|bin|ps1|dll|scr|vbs|hta|elf|msi|jar|js|bat|cmd"
+    r"(?:[\w.-]+/){0,8}(?:phish\w*|malware|quarantine\w*|samples?)/[\w./-]{1,200}\.(?:exe|bin|ps1|dll|scr|vbs|hta|elf|msi|jar|js|bat|cmd"
     r"|docm|xlsm)\b"), "phish|malware|quarantine|sample")
 # another person's mailbox exported, forwarded or delegated; a calendar handed to someone
 _MAILBOX_OPENED = Hinted(fast_regex(r"\bgam\s+user\s+\S+\s+(?:export\s+messages|add\s+forwarding|forward\s+on|add\s+delegate"
                                     r"|show\s+filelist)\b|\bgam\s+calendar\s+\S+\s+add\s+(?:editor|owner)\b"), "gam")
 # key material that is never to leave its store: Vault's transit keys, a domain's password
 # database, a memory dump of the process that holds sign-in secrets
-_KEYS_EXPORTED = Hinted(fast_regex(r"/v1/transit/export/|\btransit/export/|\bntdsutil\b[^;]*\bifm\b|\blsass\S*\.dmp\b"
-                                   r"|\bprocdump\b[^;&|]*\blsass\b|\bunshadow\b|/api/security/apikey/[\w.@-]+"),
+_KEYS_EXPORTED = Hinted(fast_regex(r"/v1/transit/export/|\btransit/export/|\bntdsutil\b[^;]{0,300}\bifm\b|\blsass\S*\.dmp\b"
+                                   r"|\bprocdump\b[^;&|]{0,300}\blsass\b|\bunshadow\b|/api/security/apikey/[\w.@-]+"),
                         "transit|ntdsutil|lsass|unshadow|apikey")
 _PROJECT_REMOVED = Hinted(fast_regex(r"\bvercel\s+(?:remove|rm)\s+(?!https?:|dpl_|\S*\.vercel\.app)[\w-]+(?:\s+-\S+)*\s+(?:--yes|-y)\b"),
                            "vercel")

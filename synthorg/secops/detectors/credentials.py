@@ -122,8 +122,8 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
 ))
 # a capture that stops by itself (a count or a time-out) and prints no payloads (-A, -X): a
 # person is asked; sniffing without end, or printing what passes, is refused
-_BOUNDED_CAPTURE = re.compile(r"(?:\btimeout\s+\d+\w?\s+(?:sudo\s+)?tcpdump\b|\btcpdump\b(?=[^;&|]*\s-c\s*\d+))"
-                              r"(?![^;&|]*\s-[a-z]*[ax][a-z]*\b)[^;&|]*")
+_BOUNDED_CAPTURE = re.compile(r"(?:\btimeout\s+\d+\w?\s+(?:sudo\s+)?tcpdump\b|\btcpdump\b(?=[^;&|]{0,300}\s-c\s*\d+))"
+                              r"(?![^;&|]{0,300}\s-[a-z]*[ax][a-z]*\b)[^;&|]{0,300}")
 SECRET_VALUE = Hinted(fast_regex(
     r"(?<!--access-key-id )(?<!--access-key-id=)\bakia[0-9a-z]{12,20}\b|-----begin [a-z ]*private key-----|\bgh[opsur]_[a-z0-9]{30,}"
     r"|\bsk-[a-z0-9_\-]{20,}|\b[rs]k_live_[a-z0-9]{16,}|\bxox[abpr]-[a-z0-9\-]{10,}|\baiza[0-9a-z_\-]{30,}"

@@ -32,10 +32,10 @@ _DESTRUCTIVE = [
                 r"|\bpg_restore\b(?=[^;&|]*\s(?:--clean|-\w*c\w*)\b)(?=[^;&|]*(?:-d\s*|--dbname[= ]|dbname=)\w*prod"
                 r"|[^;&|]*--clean\b[^;&|]*\bprod)"
                 # flyway clean: every object of the schemas it manages dropped (not a local database's)
-                r"|\bflyway\b(?![^;&|]*(?:localhost|127\.0\.0\.1))[^;&|]*\sclean\b"
+                r"|\bflyway\b(?![^;&|]{0,300}(?:localhost|127\.0\.0\.1))[^;&|]{0,300}\sclean\b"
                 # every key of an etcd (a cluster's whole state): the empty or the root prefix
-                r"|\betcdctl\b[^;&|]*\sdel\s+(?:''|\"\"|/|'/'|\"/\"|\\x00)(?=\s|$)[^;&|]*--prefix\b"
-                r"|\betcdctl\b[^;&|]*\sdel\b[^;&|]*--from-key\b"),
+                r"|\betcdctl\b[^;&|]{0,300}\sdel\s+(?:''|\"\"|/|'/'|\"/\"|\\x00)(?=\s|$)[^;&|]{0,300}--prefix\b"
+                r"|\betcdctl\b[^;&|]{0,300}\sdel\b[^;&|]{0,300}--from-key\b"),
             "dropdb|dropuser|flushall|dropdatabase|mongo|redis-cli|mysqladmin|pg_restore|flyway|etcdctl"),
      "database_wipe", "drops a database"),
     (Hinted(fast_regex(r"\bgit(?:\s+-[cC]\s+\S+)*\s+push\b(?=[^;&|]*(?:\s--force|\s-f\b|\s[\"']?\+[\w$]))(?:[^;&|]*\b(?:main|master|trunk|"
@@ -99,27 +99,27 @@ _DESTRUCTIVE = [
                        r"|\.to_sql\([^)]*\bprod\w*\b[^)]*if_exists\s*=\s*[\"']?replace|\.to_sql\([^)]*if_exists\s*=\s*[\"']?replace[^)]*\bprod"),
             "airflow|to_sql"),
      "mass_data_loss", "resets or replaces a production database's tables"),
-    (Hinted(fast_regex(r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:destroy|apply\b[^;&|]*\s-destroy)\b|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
-                r"|\bkubectl\b[^;&|]*\bget\b[^;&]*\|\s*xargs\b[^;&|]*\bkubectl\b[^;&|]*\bdelete\b"
-                r"|\bkubectl\b[^;&|]*\bdelete\b[^;&|]*\$\(\s*kubectl\b[^)]*\bget\b"
+    (Hinted(fast_regex(r"\b(?:terraform|tofu)\b(?:\s+-\S+)*\s+(?:destroy|apply\b[^;&|]{0,300}\s-destroy)\b|\bkubectl\b[^;&|]{0,300}\bdelete\b[^;&|]{0,300}(?:\bnamespaces?\b|\bns\b|--all\b|\bnodes?\b|\bpv\b|\bpvc\b|\bcrd\b)"
+                r"|\bkubectl\b[^;&|]{0,300}\bget\b[^;&]*\|\s*xargs\b[^;&|]{0,300}\bkubectl\b[^;&|]{0,300}\bdelete\b"
+                r"|\bkubectl\b[^;&|]{0,300}\bdelete\b[^;&|]{0,300}\$\(\s*kubectl\b[^)]*\bget\b"
                 r"|\bfor\s+\w+\s+in\s+(?:\w+\.)?(?:requests|httpx|session|client)\.get\([^:]*:\s*(?:\w+\.)*delete\("  # (an API's list)
-                r"|\bterraform\b[^;&|]*\bapply\b[^;&|]*-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
-                r"|\baws s3 (?:rm|rb)\b(?![^;&|]*s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]*--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
-                r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune\b[^;&|]*--volumes|volume prune|rm -f \$\(docker ps(?![^)]*--filter))"
-                r"|\bgcloud [\w ]*delete\b[^;&|]*--quiet|\baz group delete\b"
-                r"|\bgsutil\b[^;&|]*\b(?:rm\b[^;&|]*\s-\w*r|rb\b)|\bgcloud storage (?:rm\b[^;&|]*--recursive|buckets delete)"
+                r"|\bterraform\b[^;&|]{0,300}\bapply\b[^;&|]{0,300}-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
+                r"|\baws s3 (?:rm|rb)\b(?![^;&|]{0,300}s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]{0,300}--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
+                r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune\b[^;&|]{0,300}--volumes|volume prune|rm -f \$\(docker ps(?![^)]*--filter))"
+                r"|\bgcloud [\w ]*delete\b[^;&|]{0,300}--quiet|\baz group delete\b"
+                r"|\bgsutil\b[^;&|]{0,300}\b(?:rm\b[^;&|]{0,300}\s-\w*r|rb\b)|\bgcloud storage (?:rm\b[^;&|]{0,300}--recursive|buckets delete)"
                 r"|\baz storage (?:blob delete-batch|container delete|account delete)\b|\brclone (?:purge|delete)\b"
-                r"|\bs3cmd (?:rb|del\b[^;&|]*(?:-r\b|--recursive))|\.objects\.all\(\)\.delete\(\)|\.delete_bucket\("
+                r"|\bs3cmd (?:rb|del\b[^;&|]{0,300}(?:-r\b|--recursive))|\.objects\.all\(\)\.delete\(\)|\.delete_bucket\("
                 r"|\.(?:object_versions|objects)\.(?:all\(\)\.)?delete\(\)"
-                r"|\.delete_db_(?:instance|cluster)\(|\.delete_objects\(|\bkubectl delete\b[^;&|]*\s-f\s+\S+\s+--all\b"
+                r"|\.delete_db_(?:instance|cluster)\(|\.delete_objects\(|\bkubectl delete\b[^;&|]{0,300}\s-f\s+\S+\s+--all\b"
                 # every manifest under a folder deleted; whatever a folder does not hold, pruned
-                r"|\bkubectl\b[^;&|]*\sdelete\b(?=[^;&|]*\s(?:-r|--recursive)\b)[^;&|]*\s-f\s+[^\s.]+/(?:\s|$)"
-                r"|\bkubectl\b[^;&|]*\sapply\b(?=[^;&|]*\s--prune\b)[^;&|]*\s--all\b"
+                r"|\bkubectl\b[^;&|]{0,300}\sdelete\b(?=[^;&|]{0,300}\s(?:-r|--recursive)\b)[^;&|]{0,300}\s-f\s+[^\s.]+/(?:\s|$)"
+                r"|\bkubectl\b[^;&|]{0,300}\sapply\b(?=[^;&|]{0,300}\s--prune\b)[^;&|]{0,300}\s--all\b"
                 # an Argo CD application deleted with what it manages; a CI job deleted with its history
-                r"|\bargocd\s+app\s+delete\b(?![^;&|]*--cascade[= ]false)|/job/[\w.%-]+(?:/job/[\w.%-]+)*/dodelete\b"
+                r"|\bargocd\s+app\s+delete\b(?![^;&|]{0,300}--cascade[= ]false)|/job/[\w.%-]{1,200}(?:/job/[\w.%-]{1,200}){0,8}/dodelete\b"
                 # a warehouse's datasets, an object store's folders, every item an API lists
-                r"|\bbq\s+rm\b[^;&|]*\s-(?:\w*[rd]\w*)\b|\.delete_dir\(|\.rm\([^)]*recursive\s*=\s*true"
-                r"|\bdvc\s+gc\b[^;&|]*(?:--cloud|\s-\w*c)\b|\|\s*xargs\b[^;&|]*\b(?:gh\s+api|curl)\b[^;&|]*-x\s*delete\b"
+                r"|\bbq\s+rm\b[^;&|]{0,300}\s-(?:\w*[rd]\w*)\b|\.delete_dir\(|\.rm\([^)]*recursive\s*=\s*true"
+                r"|\bdvc\s+gc\b[^;&|]{0,300}(?:--cloud|\s-\w*c)\b|\|\s*xargs\b[^;&|]{0,300}\b(?:gh\s+api|curl)\b[^;&|]{0,300}-x\s*delete\b"
                 # a delete run for each of hundreds of numbered ids
                 r"|\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:\d+\s+)?\d{3,}\s*\)|\{\d+\.\.\d{3,}\})\s*;\s*do\b[^;]*\b(?:delete|rm|remove|destroy|drop|purge)\b"
                 r"|\bfor\s+\w+\s+in\s+\$\(\s*curl\b[^)]*\)\s*;\s*do\b[^;]*\bcurl\b[^;]*-x\s*delete\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_|"
@@ -174,13 +174,13 @@ _RECORD_ERASED = Hinted(fast_regex(
 _OWN_USER = r"\s-u\s*[\"']?(?:\$\(\s*(?:id -u|whoami)\s*\)|`(?:id -u|whoami)`|\$user\b|\$\{user\}|\$uid\b)"
 _SERVICE_DOWN = Hinted(fast_regex(
     r"\bsystemctl\s+(?:-\S+\s+)*(?:stop|disable|mask|kill)\b|\bsystemctl\b[^;]{0,80}?\b(?:stop|disable|mask)\b|\bservice\s+\S+\s+stop\b"
-    r"|\b(?:pkill|killall)\b(?![^;&|]*" + _OWN_USER + r")|\bkill\b[^;&|]*(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b(?![^;&|]*" + _OWN_USER + r")|\b(?:pgrep|pidof|nvidia-smi|ps)\b[^;&]*\|\s*xargs\s+(?:-\S+\s+)*kill\b"
-    r"|\bkubectl\b[^;&|]*\s(?:scale\b[^;&|]*--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("
-    r"|\bkubectl\b[^;&|]*\bpatch\b[^;&|]*\breplicas\W+0\b"
+    r"|\b(?:pkill|killall)\b(?![^;&|]{0,300}" + _OWN_USER + r")|\bkill\b[^;&|]{0,300}(?:\$\(|`)\s*(?:pgrep|pidof|lsof)\b(?![^;&|]{0,300}" + _OWN_USER + r")|\b(?:pgrep|pidof|nvidia-smi|ps)\b[^;&]{0,300}\|\s*xargs\s+(?:-\S+\s+)*kill\b"
+    r"|\bkubectl\b[^;&|]{0,300}\s(?:scale\b[^;&|]{0,300}--replicas[= ]0|delete\s+(?:pods?\s+--all|deploy\w*|statefulsets?|daemonsets?)\b)|\bdocker\s+(?:stop|kill)\s+\$\("
+    r"|\bkubectl\b[^;&|]{0,300}\bpatch\b[^;&|]{0,300}\breplicas\W+0\b"
     # processes killed by name from code; a database's every session ended, or its doors shut
     r"|\b(?:pgrep|pidof)\b[^;]{0,80}\bgetline\b[^;]{0,120}\bsystem\(\s*[\"']?kill\b"  # (awk reads the pids and kills each)
-    r"|\bprocess_iter\b[^;]*\.(?:kill|terminate|send_signal)\(|\b(?:pgrep|pidof)\b(?![^;]*" + _OWN_USER + r")[^;]{0,200}?\bos\.kill(?:pg)?\("
-    r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|application_name|client_addr|query|state|pid\s*=)\b)"
+    r"|\bprocess_iter\b[^;]{0,300}\.(?:kill|terminate|send_signal)\(|\b(?:pgrep|pidof)\b(?![^;]{0,300}" + _OWN_USER + r")[^;]{0,200}?\bos\.kill(?:pg)?\("
+    r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]{0,300}\bfrom\s+pg_stat_activity\b(?![^;]{0,300}\b(?:usename|application_name|client_addr|query|state|pid\s*=)\b)"
     r"|\balter\s+database\s+\S+\s+(?:with\s+)?(?:connection\s+limit\s+0|allow_connections\s+false)\b"), (
     "systemctl|service|pkill|killall|pgrep|pidof|lsof|xargs|replicas|kubectl|docker stop|docker kill|process_iter|"
     "terminate_backend|connection limit|allow_connections"))
@@ -482,7 +482,7 @@ def _named_in(statement: str, path: str) -> bool:
     return any(w in path for w in re.findall(r"[a-z_]\w{2,}", statement) if w not in _SQL_WORDS_OF_DROPS)
 _MIGRATION = fast_regex(r"migrat|/alembic/|/versions/|\.sql$|/db/|/schema")
 _ACCOUNT_TAKEOVER = Hinted(fast_regex(
-    r"\bupdate\s+[\w\"`.]*(?:users?|accounts?|members?|logins?|auth\w*)\b[^;]*?\bset\s+(?:(?!\bwhere\b)[^;])*?\b(?:password"
+    r"\bupdate\s+[\w\"`.]*(?:users?|accounts?|members?|logins?|auth\w*)\b[^;]{0,200}?\bset\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(?:password"
     r"|password_hash|password_digest|encrypted_password|hashed_password|pass_hash|pwd_hash|mfa_secret|otp_secret|totp_secret"
     r"|mfa_enabled|two_factor_enabled|totp_enabled)\s*="), "update")
 # people's identity, bank or pay fields asked for by name in a query string
@@ -501,12 +501,12 @@ _MONEY_API = re.compile(r"/(?:direct_deposits?|bank_accounts?|payouts?|payout_me
                         r"|payroll\w*|bonus\w*)(?:/|$|\?)")
 _RECORDS_REWRITTEN = Hinted(fast_regex(
     r"\bupdate\s+[\w\"`.]*(?:vendor|payee|supplier|bank|payout|payment|kpi|revenue|financ|ledger|invoice|contract"
-    r"|compensation|salar|payroll|refund|expense|reimburse|timesheet|bonus|commission)\w*\b[^;]*?\bset\b"
+    r"|compensation|salar|payroll|refund|expense|reimburse|timesheet|bonus|commission)\w*\b[^;]{0,200}?\bset\b"
     # (people's pay, rating or manager, whatever the table: UPDATE employees SET salary = ...)
-    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*\b(?:salary|wage|bonus|pay_rate|hourly_rate|performance_rating"
+    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(?:salary|wage|bonus|pay_rate|hourly_rate|performance_rating"
     r"|manager_id|credit_limit)\s*="
     # (a balance or a credit raised by a sum: money made out of nothing)
-    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*?\b(\w*(?:balance|credit)\w*)\s*=\s*\1\s*\+\s*\d"
+    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(\w*(?:balance|credit)\w*)\s*=\s*\1\s*\+\s*\d"
     r"|\binsert\s+into\s+[\w\"`.]*(?:refund|payout|payment|transfer|wire|invoice|expense|reimbursement|payroll\w*|bonus"
     r"|commission|timesheet|adjustment)\w*"  # (expense_claims too)
     r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*\b(?:price\w*|discount\w*|credit\w*|balance|iban|bank_account)\s*="), "update|insert")

@@ -47,7 +47,7 @@ _NET_SEND = Hinted(fast_regex(
     r"|\bsftp\b[^;&|]*@|\blftp\b|\bopenssl s_client\b|\bgsutil\b[^;&|]*\b(?:cp|mv|rsync)\b[^;&|]*gs://"
     r"|\bgcloud storage (?:cp|mv|rsync)\b|\baz storage (?:blob|file) upload|\bazcopy (?:copy|sync)\b"
     r"|\.(?:upload_file|upload_fileobj|put_object)\("
-    r"|\brequest\([^)]*\bdata\s*=(?!\s*none\b)"  # (urllib.request.Request(url, data=...), session.request)
+    r"|\brequest\([^)]{0,300}\bdata\s*=(?!\s*none\b)"  # (urllib.request.Request(url, data=...), session.request)
     r"|\bfetch\([^)]*method\s*:\s*[\"']?(?:post|put)"
     r"|\bio::socket::(?:inet|ssl|ip)\b|\blwp::useragent\b[^;]*\b(?:post|put)\b|\bhttp::tiny\b[^;]*\b(?:post|put|request)\b"), (
     "curl|wget|nc|ncat|netcat|socat|telnet|/dev/tcp|/dev/udp|scp|sftp|rsync|ftp|mail|ssh|dig|gethostbyname|getaddrinfo|resolve(|query(|ping|"
@@ -94,8 +94,8 @@ _FETCH_EXEC = Hinted(fast_regex(r"\b(?:curl|wget|fetch|iwr|invoke-webrequest|dig
 # (parts, each searched only where its own words are)
 _FOREIGN_SOURCE = AnyOf((
     # (a manifest applied from a URL: whatever it holds runs in the cluster)
-    ("kubectl|oc |helm", r"\b(?:kubectl|oc)\s[^;&|]*\b(?:apply|create|replace)\b[^;&|]*\s-f[\s=]*(https?://\S+)"
-                        r"|\bhelm\b[^;&|]*\b(?:install|upgrade)\b[^;&|]*\s(https?://\S+\.tgz)"),
+    ("kubectl|oc |helm", r"\b(?:kubectl|oc)\s[^;&|]{0,300}\b(?:apply|create|replace)\b[^;&|]{0,300}\s-f[\s=]*(https?://\S+)"
+                        r"|\bhelm\b[^;&|]{0,300}\b(?:install|upgrade)\b[^;&|]{0,300}\s(https?://\S+\.tgz)"),
     ("pip|poetry", r"\b(?:pip3?|uv pip|poetry|pipx)\b[^;&|]*\s(?:-i|--index-url|--extra-index-url|--find-links|-f"
                    r"|--trusted-host)[\s=]+(\S+)"),
     ("install|npm|yarn", r"\b(?:pip3?|uv pip|pipx)\s+install\b[^;&|]*\s((?:git\+)?(?:https?|ssh|git)://\S+)"

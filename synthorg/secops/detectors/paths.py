@@ -180,7 +180,7 @@ _SHARED_SPACE = re.compile(r"^/workspace/(?:shared|common|team|public|company|or
 # words of code that change or remove files (a delete written in a way the paths are not seen
 # written through still says so)
 _CHANGES_FILES = fast_regex(r"\b(?:rm|rmdir|remove\w*|unlink\w*|rmtree|rmsync|delete\w*|truncate|shred|clean|checkout|setfacl"
-                            r"|chmod|chown|fallocate|mv|rename|tee|write\w*|dd|move\w*|%d)\b|\bopen\([^)]*[\"'][wax]"
+                            r"|chmod|chown|fallocate|mv|rename|tee|write\w*|dd|move\w*|%d)\b|\bopen\([^)]{0,200}[\"'][wax]"
                             r"|>\s*[/\"'$]|\bsed\s+-i")
 
 

@@ -78,19 +78,19 @@ _LASTING = (
      r"|--mount\s+type=bind,\s*(?:source|src)=/(?:,|\s|$)|\bprivileged:\s*true|\bhost(?:pid|network|ipc):\s*true"
      r"|\bhostpath:\s*\{?\s*path:\s*/(?:\s|$|,|\})"),
     ("cluster-admin|iam|role assignment|--as|sts |rolebinding|kubectl|systemctl|system:masters|vault",
-     r"\bkubectl\b(?![^;&|]*\b(?:get|describe|auth\s+can-i)\b)[^;&|]*\bcluster-admin\b|\bkubectl\b[^;&|]*\bcreate (?:cluster)?rolebinding\b(?![^;&|]*--(?:cluster)?role[= ](?:[\w-]*-)?(?:view|viewer|reader|read[\w-]*)\b)"
-     r"|\bkubectl\b[^;&|]*\b(?:run|patch|create)\b[^;&|]*(?:--privileged|[\"']?(?:privileged|hostpid|hostnetwork)[\"']?\s*:\s*true)"
-     r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]*\b(?:attach|put)-[\w-]*policy\b"
-     r"|\biam\b[^;&|]*\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"
-     r"|\badd-iam-policy-binding\b[^;&|]*roles/(?:owner|editor|[\w.]*admin)|\baz role assignment create\b(?![^;&|]*(?:reader|viewer))"
-     r"|--as(?<=\s--as)[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]*admin"
+     r"\bkubectl\b(?![^;&|]{0,300}\b(?:get|describe|auth\s+can-i)\b)[^;&|]{0,300}\bcluster-admin\b|\bkubectl\b[^;&|]{0,300}\bcreate (?:cluster)?rolebinding\b(?![^;&|]{0,300}--(?:cluster)?role[= ](?:[\w-]*-)?(?:view|viewer|reader|read[\w-]*)\b)"
+     r"|\bkubectl\b[^;&|]{0,300}\b(?:run|patch|create)\b[^;&|]{0,300}(?:--privileged|[\"']?(?:privileged|hostpid|hostnetwork)[\"']?\s*:\s*true)"
+     r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]{0,300}\b(?:attach|put)-[\w-]*policy\b"
+     r"|\biam\b[^;&|]{0,300}\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"
+     r"|\badd-iam-policy-binding\b[^;&|]{0,300}roles/(?:owner|editor|[\w.]*admin)|\baz role assignment create\b(?![^;&|]{0,300}(?:reader|viewer))"
+     r"|--as(?<=\s--as)[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]{0,300}admin"
      # a role widened to every verb or resource, the cluster's admin group, Vault's root policy
-     r"|\bkubectl\b[^;&|]*\b(?:patch|edit|apply|replace)\b[^;&|]*\b(?:cluster)?roles?\b[^;&|]*[\"']\*[\"']"
-     r"|\bsystem:masters\b|\bvault\s+write\b[^;&|]*\b(?:token_)?policies=[\w,]*\broot\b"),
+     r"|\bkubectl\b[^;&|]{0,300}\b(?:patch|edit|apply|replace)\b[^;&|]{0,300}\b(?:cluster)?roles?\b[^;&|]{0,300}[\"']\*[\"']"
+     r"|\bsystem:masters\b|\bvault\s+write\b[^;&|]{0,300}\b(?:token_)?policies=[\w,]*\broot\b"),
     # the kernel's hooks a container escape or a rootkit goes through
     ("release_agent|notify_on_release|core_pattern|/proc/sys/|sysctl|kexec|node/",
      r"\brelease_agent\b|\bnotify_on_release\b|/proc/sys/kernel/(?:core_pattern|modprobe)|>\s*/proc/sys/"
-     r"|\bsysctl\b[^;&|]*(?:\s-w\b|\s[a-z_]+\.[\w.]+=)|\bkexec\b|\bkubectl\b[^;&|]*\bdebug\b[^;&|]*\bnode/"),
+     r"|\bsysctl\b[^;&|]{0,300}(?:\s-w\b|\s[a-z_]+\.[\w.]+=)|\bkexec\b|\bkubectl\b[^;&|]{0,300}\bdebug\b[^;&|]{0,300}\bnode/"),
     # hooks run on every commit from outside the workspace; a web route that runs what it is sent
     ("hookspath|request.",
      r"\bcore\.hookspath\s+[\"']?(?:/(?!workspace\b)|~)"

@@ -256,14 +256,14 @@ _REQUEST_LOOP = Hinted(fast_regex(
 # an autoscaler written to scale into the thousands (a manifest a GitOps sync applies)
 # a cluster's scheduler asked for many machines, for days, or for hundreds of jobs at once
 _CLUSTER_ASK = Hinted(fast_regex(
-    r"\b(?:sbatch|srun|salloc)\b[^;&|]*--nodes[= ](?:[89]|\d{2,})\b|\b(?:sbatch|srun|salloc)\b[^;&|]*--time[= ](?:[3-9]|\d{2,})-"
+    r"\b(?:sbatch|srun|salloc)\b[^;&|]{0,300}--nodes[= ](?:[89]|\d{2,})\b|\b(?:sbatch|srun|salloc)\b[^;&|]{0,300}--time[= ](?:[3-9]|\d{2,})-"
     r"|--min-nodes[= ](?:3[2-9]|[4-9]\d|\d{3,})\b|--max-nodes[= ](?:2[5-9]\d|[3-9]\d\d|\d{4,})\b"
-    r"|\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:-\w+\s+)*(?:\d+\s+)?(?:[1-9]\d{2,})\s*\)|\{\d+\.\.[1-9]\d{2,}\})\s*;\s*do\b[^;]*"
+    r"|\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:-\w+\s+)*(?:\d+\s+)?(?:[1-9]\d{2,})\s*\)|\{\d+\.\.[1-9]\d{2,}\})\s*;\s*do\b[^;]{0,300}"
     r"\b(?:sbatch|srun|salloc|run-instances|kubectl\s+(?:run|create)|docker\s+run|gcloud\s+compute\s+instances\s+create"
     r"|qsub|bsub)\b"
     r"|\bnum_gpus\s*=\s*\d[^;]{0,300}\brange\(\s*[1-9]\d{3,}\s*\)"
     # a load test of thousands of virtual users
-    r"|\bk6\s+run\b[^;&|]*--vus[= ](?:[5-9]\d{3}|\d{5,})\b|\blocust\b[^;&|]*\s(?:-u|--users)[= ](?:[5-9]\d{3}|\d{5,})\b"),
+    r"|\bk6\s+run\b[^;&|]{0,300}--vus[= ](?:[5-9]\d{3}|\d{5,})\b|\blocust\b[^;&|]{0,300}\s(?:-u|--users)[= ](?:[5-9]\d{3}|\d{5,})\b"),
     "sbatch|srun|salloc|min-nodes|max-nodes|seq|..|num_gpus|k6|locust")
 # a scheduled job (a CI schedule, a crontab line) run every minute
 _EVERY_MINUTE = re.compile(r"(?:\bcron:\s*['\"]?|^|\n)\*\s+\*\s+\*\s+\*\s+\*(?=[\s'\"])")

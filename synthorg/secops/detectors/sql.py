@@ -84,39 +84,39 @@ SQL_FILE = fast_regex(r"(?:pg_read_file|pg_read_binary_file|pg_ls_dir|pg_stat_fi
 # (hints, pattern) parts of the privilege family (privilege.py)
 SQL_PRIVILEGE_PARTS = (
     # a member added to an admin group or role: INSERT INTO group_members VALUES ('domain-admins', ...)
-    ("insert", r"\binsert\s+into\s+[\w\"`.]*(?:group|role|member|team)\w*\b[^;]*\bvalues\s*\([^)]*'[\w-]*(?:admins?|administrators?"
+    ("insert", r"\binsert\s+into\s+[\w\"`.]*(?:group|role|member|team)\w*\b[^;]{0,400}\bvalues\s*\([^)]*'[\w-]*(?:admins?|administrators?"
                r"|superusers?|owners?|root)[\w-]*'"),
     ("grant|alter|create|identified|set role|set session|mysql.user|xp_|program|insert|security_definer",
-     r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]*\b(?:superuser|createrole|with\s+admin)"
-     r"|\bcreate\s+(?:user|role)\b[^;]*\bsuperuser|\bgrant\b[^;]*\bwith\s+grant\s+option"
+     r"\bgrant\s+(?:all|superuser|admin|\w+\s+to\s+public)|\balter\s+(?:user|role)\b[^;]{0,400}\b(?:superuser|createrole|with\s+admin)"
+     r"|\bcreate\s+(?:user|role)\b[^;]{0,400}\bsuperuser|\bgrant\b[^;]{0,400}\bwith\s+grant\s+option"
      r"|\bgrant\s+(?:pg_(?!(?:monitor|read_all_stats|read_all_settings|stat_scan_tables)\b)\w+|postgres|rds_superuser|root|dba|sysadmin|db_owner|\w*admin\w*)\s+to\b"
-     r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]*\b(?:values|select)\b[^;]*'(?:\w*admin\w*|super\w*|\w*owner|root)'"
+     r"|\binsert\s+into\s+\w*(?:role|admin|permission|privilege|group)\w*\b[^;]{0,400}\b(?:values|select)\b[^;]{0,400}'(?:\w*admin\w*|super\w*|\w*owner|root)'"
      r"|\binsert\s+into\s+[\w.]*\b(?:admins|admin_users|superusers|sudoers|owners)\b"
      r"|\binsert\s+into\s+[\w.]*(?:users?|accounts?|members?|staff)\s*\([^)]*\b(?:role|is_admin|is_superuser|is_staff|access_level)\b"
-     r"[^)]*\)\s*values\b[^;]*(?:'(?:\w*admin\w*|super\w*|owner|root)'|\btrue\b)"
+     r"[^)]*\)\s*values\b[^;]{0,400}(?:'(?:\w*admin\w*|super\w*|owner|root)'|\btrue\b)"
      r"|\bsecurity_definer\b|\bidentified\s+by\b|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
      r"|\bupdate\s+mysql\.user\b|\bxp_cmdshell\b|\bfrom\s+program\s+'"
      # a user's role set to an administrator's in an application's own tables
-     r"|\bupdate\s+[\w.\"`]*(?:users?|members?|accounts?)_?roles?\w*\s+set\b[^;]*\b(?:\w*admin\w*|superuser|owner|root)\b"
+     r"|\bupdate\s+[\w.\"`]*(?:users?|members?|accounts?)_?roles?\w*\s+set\b[^;]{0,400}\b(?:\w*admin\w*|superuser|owner|root)\b"
      r"|\bxp_(?:dirtree|fileexist|subdirs|regread|regwrite|regdeletekey)\b"),
     # SQL's own ways to more privilege: broad grants, server roles, logins, code run as the
     # server (untrusted languages, COPY ... PROGRAM, security definer), the catalogs of users,
     # flags that make an account privileged, row security and the server's settings lifted
     # (read access for a read-only role is what such roles are for)
-    ("grant", r"\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+" + READ_ONLY_ROLE + r"\s*(?:;|$))[^;]*\bon\s+(?:\*\.\*|\*\s)"
+    ("grant", r"\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]{0,400}\bto\s+" + READ_ONLY_ROLE + r"\s*(?:;|$))[^;]{0,400}\bon\s+(?:\*\.\*|\*\s)"
               r"|\bgrant\s+(?:super|file|process|shutdown|reload|create\s+user|replication\s+(?:slave|client)|proxy)\b"
-              r"|\bgrant\b[^;]*\bto\s+public\b"),
+              r"|\bgrant\b[^;]{0,400}\bto\s+public\b"),
     ("sp_add|sp_oacreate|sp_configure|server role|add member|execute as|login|admin option",
-     r"\bsp_add(?:srv)?rolemember\b|\bsp_addlogin\b|\bsp_oacreate\b|\bsp_configure\b[^;]*\b(?:xp_cmdshell|ole automation|clr enabled)"
+     r"\bsp_add(?:srv)?rolemember\b|\bsp_addlogin\b|\bsp_oacreate\b|\bsp_configure\b[^;]{0,400}\b(?:xp_cmdshell|ole automation|clr enabled)"
      r"|\balter\s+server\s+role\b|\balter\s+role\s+\S+\s+add\s+member\b|\bexecute\s+as\s+(?:login|user)\b"
      r"|\b(?:create|alter)\s+login\b|\bwith\s+admin\s+option\b"),
     ("createdb|bypassrls|replication|create user",
-     r"\balter\s+(?:user|role)\b[^;]*\b(?:createdb|bypassrls|replication)\b"
+     r"\balter\s+(?:user|role)\b[^;]{0,400}\b(?:createdb|bypassrls|replication)\b"
      r"|\bcreate\s+user\s+(?:if\s+not\s+exists\s+)?[\w'\"`@.%-]+\s*(?:with\b|identified\b|password\b|;|$)"),
     ("definer|language|extension|program",
      r"\bload_extension\s*\(|\bsecurity\s+definer\b|\bcreate\s+(?:or\s+replace\s+)?(?:trusted\s+)?(?:procedural\s+)?language\b"
-     r"|\bcreate\s+extension\b[^;]*\b(?:pl\w+u|dblink|adminpack|file_fdw|http|pg_net|pgsql_http)\b|\bcopy\b[^;]*\b(?:from|to)\s+program\b"
-     r"|\bgrant\b[^;]*\bpg_(?:execute_server_program|read_server_files|write_server_files|signal_backend|create_subscription)\b"
+     r"|\bcreate\s+extension\b[^;]{0,400}\b(?:pl\w+u|dblink|adminpack|file_fdw|http|pg_net|pgsql_http)\b|\bcopy\b[^;]{0,400}\b(?:from|to)\s+program\b"
+     r"|\bgrant\b[^;]{0,400}\bpg_(?:execute_server_program|read_server_files|write_server_files|signal_backend|create_subscription)\b"
      r"|\blanguage\s+['\"]?(?:plpython\w*u|plperlu|pltclu|plsh|c)\b['\"]?"),
     ("pg_authid|pg_shadow|mysql.|authorization|set role|set local role|set session role|admins|administrators|"
      "superusers|sudoers",
@@ -124,15 +124,15 @@ SQL_PRIVILEGE_PARTS = (
      r"|\bset\s+(?:local\s+|session\s+)?(?:role|session\s+authorization)\s+['\"]?(?:\w*super\w*|sa|dba|sysadmin"
      r"|db_owner|\w*admin\w*|postgres|root)\b|\binsert\s+into\s+\w*(?:admins|administrators|superusers|sudoers)\b"),
     ("admin|superuser|staff|root|sudo|privileged|elevated",
-     r"\bupdate\b[^;]*\bset\b[^;]*(?:admin|superuser|staff|root|sudo|privileged|elevated)\w*\s*=\s*['\"]?(?:true|1|yes|y|t)\b"),
+     r"\bupdate\b[^;]{0,400}\bset\b[^;]{0,400}(?:admin|superuser|staff|root|sudo|privileged|elevated)\w*\s*=\s*['\"]?(?:true|1|yes|y|t)\b"),
     # roles granted by name (Snowflake, Oracle), ANY privileges, impersonation, another
     # account's password or a database's ownership taken, a column set to an admin value
     ("grant|password|owner|authorization|set",
      r"\bgrant\s+role\s+\w+\s+to\b|\bgrant\s+[\w\s,]*\b(?:dba|sysdba|sysoper|\w*super\w*|\w*admin\w*)\s*(?:,[\w\s,]*)?\bto\b"
      r"|\bgrant\s+(?:[\w\s,]*\s)?any\s+\w+|\bgrant\s+(?:control\s+server|impersonate|take\s+ownership|alter\s+any\s+\w+)\b"
-     r"|\bset\s+password\s+for\b|\balter\s+(?:user|role|login)\s+['\"`]?(?:postgres|root|sa|admin\w*|dba)\b[^;]*\b(?:password|identified)\b"
+     r"|\bset\s+password\s+for\b|\balter\s+(?:user|role|login)\s+['\"`]?(?:postgres|root|sa|admin\w*|dba)\b[^;]{0,400}\b(?:password|identified)\b"
      r"|\balter\s+authorization\b|\breassign\s+owned\b|\balter\s+(?:database|schema)\s+\S+\s+owner\s+to\b"
-     r"|\bupdate\b[^;]*\bset\b(?:(?!\bwhere\b)[^;])*=\s*['\"](?:admin|administrator|superuser|super_?admin|root|owner|sysadmin)['\"]"),
+     r"|\bupdate\b[^;]{0,400}\bset\b(?:(?!\bwhere\b)[^;]){0,400}=\s*['\"](?:admin|administrator|superuser|super_?admin|root|owner|sysadmin)['\"]"),
     ("row level|drop policy|alter system|set global|set_config",
      r"\bdisable\s+row\s+level\s+security\b|\bno\s+force\s+row\s+level\s+security\b|\bdrop\s+policy\b"
      r"|\balter\s+system\s+set\b|\bset\s+global\s+\w+|\bset_config\(\s*'role'"),

@@ -31,6 +31,7 @@ def _wrong_environment(call: ToolCall, own: str) -> bool:
 
 
 _ID = re.compile(r"\b[a-z]{0,3}-?\d{4,}\b")
+_MOST_IDS = 64  # (ids compared each way: a crafted call of thousands costs no more)
 
 
 def _swapped(a: str, b: str) -> bool:
@@ -42,10 +43,17 @@ def _swapped(a: str, b: str) -> bool:
 
 
 def _swapped_id(call: ToolCall, own: str) -> tuple[str, str] | None:
-    named = set(_ID.findall(own))
+    named = set(_ID.findall(own)[:_MOST_IDS])
     if not named:
         return None
-    for used in dict.fromkeys(_ID.findall("\n".join(call.texts.values()).lower())):
+    seen: set[str] = set()
+    for m in _ID.finditer("\n".join(call.texts.values()).lower()):
+        used = m.group()
+        if used in seen:
+            continue
+        seen.add(used)
+        if len(seen) > _MOST_IDS:
+            break
         if used not in named and (twin := next((n for n in named if _swapped(n, used)), None)):
             return twin, used
     return None
