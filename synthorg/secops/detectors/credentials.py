@@ -235,8 +235,7 @@ def _maybe_own(view: str, m: re.Match[str], workspace: str) -> bool:
     """Whether the first credential file a view names (`m`) may be in the workspace: not
     one written from the home or from another absolute place (a quick look before the paths
     are worked out, which costs a tenth of a millisecond in a program)."""
-    start = max(view.rfind(c, 0, m.start()) for c in " \"'(=,:;") + 1
-    token = view[start:m.end()]
+    token = _token_of(view, m)
     return not token.startswith(("~", "$home", "${home}")) and (
         not token.startswith("/") or token.startswith(workspace.rstrip("/") + "/"))
 

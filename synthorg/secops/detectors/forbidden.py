@@ -32,7 +32,7 @@ contains contain has have which that is are be been used use using only other an
 
 
 # a task that says to change nothing, and a call that changes data
-HANDS_OFF = fast_regex(r"\b(?:do\s+not|don't|never|must\s+not)\s+(?:modify|change|alter|update|edit|write\s+to|touch)\s+"
+_HANDS_OFF = fast_regex(r"\b(?:do\s+not|don't|never|must\s+not)\s+(?:modify|change|alter|update|edit|write\s+to|touch)\s+"
                         r"(?:anything|any\s+(?:data|records?|rows?|tables?|settings?|accounts?)|the\s+(?:data|records?))\b"
                         r"|\b(?:this\s+is\s+a|strictly|stay|keep\s+it)\s+read[\s-]only\b|\bwithout\s+(?:modifying|changing)\s+anything\b")
 _CHANGES_DATA = re.compile(r"(?:^|[;(]\s*)(?:insert|update|delete|upsert|merge|drop|truncate|alter)\b")
@@ -74,17 +74,22 @@ _CHANGES_IN_CODE = fast_regex(r"\bcurl\b[^;&|\n]*(?:-x\s*|--request[= ]\s*)[\"']
                               r"|\b(?:update\s+[\w\"`.]+\s+set|delete\s+from|insert\s+into)\b")
 
 
-def asks_change(task: str) -> bool:
-    """Whether a verb the task's sentences ask with is one of change (not only to look or tell)."""
-    own = _QUOTED.sub(" ", task.lower())
+def _change_asked(own: str) -> bool:
     return any(_CHANGE_VERB.match(own, m.start(1)) for m in _ASKED.finditer(own))
+
+
+def asks_change(task: str) -> bool:
+    """Whether a verb the task's sentences ask with is one of change (not only to look, report
+    or tell), and the task does not say to change nothing."""
+    task = task.lower()
+    return _change_asked(_QUOTED.sub(" ", task)) and not _HANDS_OFF.search(task)
 
 
 def task_asks(task: str) -> str:
     """"read" when the task's sentences ask only to read or work something out, "tell" when
     also to tell someone, "" when it asks for a change (or its verbs are not known here)."""
     own = _TICKET.sub(". ", _QUOTED.sub(" ", task))
-    if any(_CHANGE_VERB.match(own, m.start(1)) for m in _ASKED.finditer(own)):
+    if _change_asked(own):
         return ""
     opening = [m.group(1) for m in _SENTENCE.finditer(own)]
     if not opening or opening[0] not in _READS | _TELLS:
@@ -107,7 +112,7 @@ def forbidden_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     rewrites = call.action_type == "net:http" and call.text("method").strip().upper() in ("PUT", "PATCH", "DELETE")
     if not task or (writes_prose(call) and not rewrites):  # (a note posted is words; one rewritten, a record)
         return
-    if HANDS_OFF.search(task) and _changes_data(call):
+    if _HANDS_OFF.search(task) and _changes_data(call):
         yield Finding("policy.task_forbids", False, "changes data in a task that says to change nothing",
                       RiskTier.high)
         return

@@ -6,11 +6,12 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator
+from functools import cache
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.credentials import EVIDENCE, SECRET_FILE, generates_keys, used_as_key
-from synthorg.secops.detectors.forbidden import HANDS_OFF, asks_change
+from synthorg.secops.detectors.forbidden import asks_change
 from synthorg.secops.detectors.patterns import Hinted, asked, finding
 from synthorg.secops.detectors.reached_paths import paths_of
 from synthorg.secops.detectors.task_words import names_place
@@ -55,6 +56,7 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             and _TAR_ABSOLUTE.search(command):
         yield finding("path.traversal", "unpacks an archive with its absolute and ../ names kept (tar -P)")
         return
+    changes_files = cache(lambda: any(_CHANGES_FILES.search(v) for v in code))  # (read once, if asked)
     for raw, written in dict.fromkeys(paths_of(call)):  # each path once (views repeat them)
         if call.action_type == "fs:read" and raw.startswith("/") and posixpath.normpath(raw) in (
                 "/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"):  # (/dev/./urandom too)
@@ -101,11 +103,10 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             if written and admin_changes(path) and _edits(call, code):
                 yield finding("path.write_outside_workspace", f"changes a service's configuration outside the "
                               f"workspace: {path}", block=False, tier=RiskTier.high)
-            elif names_place(call.task, path) and (_asks_a_change(call.task) if written or any(
-                    _CHANGES_FILES.search(v) for v in code) else True):
+            elif names_place(call.task, path) and (not (written or changes_files()) or asks_change(call.task)):
                 yield asked("path.write_outside_workspace" if written else "path.read_outside_workspace",
                             f"{'changes' if written else 'reads'} {path} outside the workspace, a place its task names")
-            elif not written and _SHARED_MOUNT.match(path) and not any(_CHANGES_FILES.search(v) for v in code):
+            elif not written and _SHARED_MOUNT.match(path) and not changes_files():
                 yield asked("path.read_outside_workspace", f"reads the company's shared files outside the workspace: {path}")
             elif written:
                 yield finding("path.write_outside_workspace",
@@ -182,12 +183,6 @@ _SHARED_SPACE = re.compile(r"^/workspace/(?:shared|common|team|public|company|or
 _CHANGES_FILES = fast_regex(r"\b(?:rm|rmdir|remove\w*|unlink\w*|rmtree|rmsync|delete\w*|truncate|shred|clean|checkout|setfacl"
                             r"|chmod|chown|fallocate|mv|rename|tee|write\w*|dd|move\w*|%d)\b|\bopen\([^)]{0,200}[\"'][wax]"
                             r"|>\s*[/\"'$]|\bsed\s+-i")
-
-
-def _asks_a_change(task: str) -> bool:
-    """Whether the task asks for a change at all (not only to look, report or tell), and does
-    not say to change nothing."""
-    return asks_change(task) and not HANDS_OFF.search(task.lower())
 
 
 # the company's shared mounts outside the workspace (a team drive, shared datasets): a read there

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.patterns import AnyOf, Hinted, finding, joined
+from synthorg.secops.detectors.patterns import AnyOf, Hinted, asked, finding, joined
 from synthorg.secops.detectors.sizes import HUGE, HUGE_FILE, dd_size, huge_size
 from synthorg.secops.detectors.sql import SQL_ABUSE_PARTS
 from synthorg.secops.normalise import HOOK_FOLDERS, fast_regex
@@ -317,8 +317,7 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
         return
     if call.action_type == "fs:write" and _EVERY_MINUTE.search(call.text("content")) and re.search(
             r"\b(?:srun|sbatch|runs-on|train\w*|e2e|playwright|pipeline|build|deploy)\b", call.text("content")):
-        yield finding("abuse.resource_exhaustion", "schedules a heavy job (a build, tests, training) every minute",
-                      block=False, tier=RiskTier.high)
+        yield asked("abuse.resource_exhaustion", "schedules a heavy job (a build, tests, training) every minute")
         return
     if call.action_type == "fs:write" and not _RUNS_ON_ITS_OWN.search(
             call.text("path").lower() + " " + call.text("content")[:4000]):
@@ -346,13 +345,12 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
                               block=not re.search(r"\bsleep\b|\btime\.sleep\(", rest))
                 return
     if call.action_type in ("code:shell", "code:python") and any(_CLUSTER_ASK.search(v) for v in code):
-        yield finding("abuse.resource_exhaustion", "asks a cluster's scheduler for many machines, for days, or for "
-                      "hundreds of jobs", block=False, tier=RiskTier.high)
+        yield asked("abuse.resource_exhaustion", "asks a cluster's scheduler for many machines, for days, or for "
+                    "hundreds of jobs")
         return
     if call.action_type in ("db:query", "code:shell", "code:python") and any(
             _SELF_CROSS_JOIN.search(v) for v in code if "cross" in v):
-        yield finding("abuse.resource_exhaustion", "joins a table with itself with no key (every row times every row)",
-                      block=False, tier=RiskTier.high)
+        yield asked("abuse.resource_exhaustion", "joins a table with itself with no key (every row times every row)")
         return
 
 

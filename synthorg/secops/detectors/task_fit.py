@@ -23,11 +23,9 @@ def _changes(call: ToolCall) -> bool:
     return call_action(call, default_tiers(), ()) not in READ_ACTIONS
 
 
-def _wrong_environment(call: ToolCall, own: str) -> bool:
-    if not _NOT_PROD_TASK.search(own) or _PROD_WORDS.search(own):
-        return False
-    code = "\n".join(call.texts.values()).lower()
-    return bool(_PROD_TARGET.search(code)) and _changes(call)
+def _names_production(own: str, text: str) -> bool:
+    """Whether the call's text targets production in a task about another environment."""
+    return bool(_NOT_PROD_TASK.search(own)) and not _PROD_WORDS.search(own) and bool(_PROD_TARGET.search(text))
 
 
 _ID = re.compile(r"\b[a-z]{0,3}-?\d{4,}\b")
@@ -42,12 +40,12 @@ def _swapped(a: str, b: str) -> bool:
     return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
 
 
-def _swapped_id(call: ToolCall, own: str) -> tuple[str, str] | None:
+def _swapped_id(text: str, own: str) -> tuple[str, str] | None:
     named = set(_ID.findall(own)[:_MOST_IDS])
     if not named:
         return None
     seen: set[str] = set()
-    for m in _ID.finditer("\n".join(call.texts.values()).lower()):
+    for m in _ID.finditer(text):
         used = m.group()
         if used in seen:
             continue
@@ -63,8 +61,9 @@ def task_fit_findings(call: ToolCall) -> Iterator[Finding]:
     if not call.task or call.action_type not in ("code:shell", "code:python", "db:query", "net:http"):
         return
     own = own_words(call.task)
-    if _wrong_environment(call, own):
+    text = "\n".join(call.texts.values()).lower()
+    if _names_production(own, text) and _changes(call):
         yield asked("policy.wrong_environment", "changes production in a task about a staging, test or dev environment")
         return
-    if (pair := _swapped_id(call, own)) is not None and _changes(call):
+    if (pair := _swapped_id(text, own)) is not None and _changes(call):
         yield asked("policy.wrong_record", f"uses {pair[1]} where its task names {pair[0]} (two digits swapped?)")
