@@ -23,11 +23,11 @@ SECRET_FILE = Hinted(fast_regex(
     r"|\bsecrets?\.(?:ya?ml|json|env|txt|toml)\b|\.vault-token|\.npmrc\b|\.pypirc\b|\.bash_history"
     r"|\.zsh_history|/proc/(?:self|\d+|\*|\[0-9\]\*?|\[\d-\d\]\*?)/environ|/var/run/secrets(?!/kubernetes\.io/serviceaccount/namespace\b)|\bservice[-_]?account[\w-]*\.json"
     # (a CA's certificate is public; Android's debug keystore has a published password)
-    r"|\.pem\b(?<![-_.]ca\.pem)(?<!ca-bundle\.pem)(?<!chain\.pem)|\.(?:p12|pfx|jks)\b|\.keystore\b(?<!\bdebug\.keystore)"
+    r"|\.pem\b(?<![-_.]ca\.pem)(?<!ca-bundle\.pem)(?<!chain\.pem)(?<!\bcrl\.pem)|\.(?:p12|pfx|jks)\b|\.keystore\b(?<!\bdebug\.keystore)"
     r"|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
-    r"|\.env(?<![\w.-]\.env)(?<!-e\s\.env)(?<!--exclude=\.env)(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+){0,2}(?![\w.-])"
+    r"|\.env(?<![\w.-]\.env)(?<!-e\s\.env)(?<!--exclude=\.env)(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+){0,2}(?![\w.\[(-])"
     r"|\.\w*_history\b|\b(?:prod|production|staging|live|secrets?)\.env\b|\.config/(?:google-chrome|chromium)/"
-    r"|\bwallet\.dat\b|(?<=[\w-])\.key(?![\w.-])(?<!\be\.key)(?<!\bev\.key)(?<!\bevt\.key)(?<!\bevent\.key)(?!\s*(?:[=!]==?|,|&&|\|\||\?))|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
+    r"|\bwallet\.dat\b|(?<=[\w-])\.key(?![\w.-])(?<!\$\d\.key)(?<!\be\.key)(?<!\bev\.key)(?<!\bevt\.key)(?<!\bevent\.key)(?!\s*(?:[=!]==?|,|&&|\|\||\?))|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
     r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
     r"|windows/system32/config/(?:sam|system|security)\b|\bntds\.dit\b"
@@ -101,7 +101,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
      r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
     ("/run/secrets/|/v1/secret/|/v1/sys/|ssh_auth_sock=|/v1/kv/|/v1/auth/token|/secrets|/actuator/|pprof",
      # (a secret handed to a login on its standard input is used, not shown)
-     r"(?<!--password-stdin < )(?<!--password-stdin <)/run/secrets/(?!kubernetes\.io/serviceaccount/namespace\b)|/v1/secret/|/v1/sys/raw|\bssh_auth_sock=/tmp/|/v1/auth/token/(?:create|lookup-self)"
+     r"(?<!--password-stdin < )(?<!--password-stdin <)/run/secrets/(?!kubernetes\.io/serviceaccount/namespace\b)|/v1/secret/(?!metadata/)|/v1/sys/raw|\bssh_auth_sock=/tmp/|/v1/auth/token/(?:create|lookup-self)"
      r"|/v1/kv/[^\s?#]*(?:secret|cred|passw|token|key|vault|prod)|/v1/kv/[^\s]*[?&]recurse"
      r"|/api/v1/(?:namespaces/[^/\s]+/)?secrets\b|/v1/sys/(?:generate-root|rekey)\b"
      # a service's memory or settings handed out: a heap dump holds its secrets
@@ -215,7 +215,8 @@ def env_dumped(view: str) -> re.Match[str] | None:
 
 # commands that make new keys and certificates: the key files they name are their output
 KEY_GENERATION = fast_regex(r"\bopenssl (?:req|genrsa|genpkey|ecparam|x509|rand)\b|\bssh-keygen\b|\bsecrets\.token_\w+\("
-                             r"|\bkeytool\b[^;&|]*-genkey|\bmkcert\b|\bcfssl\b|\bstep certificate create\b")
+                             r"|\bkeytool\b[^;&|]*-genkey|\bmkcert\b|\bcfssl\b|\bstep certificate create\b"
+                             r"|\bwg\s+genkey\b|\beasyrsa\b|\bage-keygen\b")
 
 
 # a password read at a fake prompt and kept: `read -s -p "[sudo] password" p; echo "$p" >> /tmp/.s`
@@ -286,6 +287,10 @@ _SHOWS_NO_VALUE = re.compile(r"[^|;&>]{0,80}?(?:>\s*/dev/null\s*(?:$|[;&)]|2>)|\
 _SNOOPED = Hinted(fast_regex(r"\b(?:strace|ltrace|gdb|bpftrace|perf\s+trace)\b[^;&|]{0,80}\s-p\s*[\"']?\$[({]\s*(?:pgrep|pidof)\b[^)}]{0,40}"
                              r"\b(?:sshd|sudo|login|passwd|su|vault|gpg-agent|ssh-agent|keepassxc|1password)\b"),
                   "strace|ltrace|gdb|bpftrace|perf")
+# what a command prints piped, within its pipeline, into a secret store
+_INTO_SECRET_STORE = re.compile(r"[^;&|]{0,200}\|\s*(?:\{[^};&|]{0,120}[;&]\s*)?(?:vault\s+(?:kv\s+put|write)\b|aws\s+"
+                                r"secretsmanager\s+(?:put-secret-value|create-secret)\b|kubectl\s+create\s+secret\b"
+                                r"|gh\s+secret\s+set\b)")
 _KEEPS = re.compile(r"\b(?:gcore|\w*dump\w*|cp|tar|copy|tee)\b")
 _METADATA_HINT = fast_regex(r"169\.254|metadata|100\.100\.100\.200|fd00:ec2|://(?:[^/\s@]*@)?(?:0|\d{9,}|\[)")
 
@@ -420,10 +425,17 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
         yield finding("secrets.instance_metadata", "has a service fetch the cloud metadata service, which hands "
                       "out the machine's credentials")
         return
+    if call.action_type == "net:http" and "/v1/secret/data/" in (url := call.text("url").lower()) and \
+            call.text("method").upper() in ("POST", "PUT", "PATCH"):
+        yield asked("secrets.credential_command", f"writes a secret into the secret store: {url[:80]}")
+        return
     for v in code:
         if (m := _CREDENTIAL_COMMAND.search(v)) and not (  # (a dump or a copy keeps what it took)
                 _SHOWS_NO_VALUE.match(v, m.end()) and not _KEEPS.search(v, m.start(), m.end() + 80)):
-            if _BOUNDED_CAPTURE.search(v) and not _CREDENTIAL_COMMAND.search(_BOUNDED_CAPTURE.sub(" ", v)):
+            if _INTO_SECRET_STORE.match(v, m.end()):
+                yield asked("secrets.credential_command", "hands a credential it makes or reads straight to a "
+                            "secret store (a rotation)")
+            elif _BOUNDED_CAPTURE.search(v) and not _CREDENTIAL_COMMAND.search(_BOUNDED_CAPTURE.sub(" ", v)):
                 yield asked("secrets.credential_command", "captures network traffic (a bounded capture, headers "
                             "not printed)")
             else:
@@ -437,7 +449,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
         if (named := SECRET_FILE.search(v)) and not own_env and not _FAKE_KEY.search(v) and not re.search(r"\bchmod [0-7]?[046]00\b|"
                 r"\.env\.(?:example|sample|template)|\b(?:cp|ln)\s+(?:-\w+\s+)*\S*(?:example|sample|template|dist)\S*\s+\S*\.env"
                 r"|\bgit rm\b[^;&|]*--cached|>>\s*\.gitignore|\bkubeseal\b|\bsops\s+(?:-e|--encrypt)\b"
-                r"|--mount=type=secret\b|--secret\s+id=|\bdetect-private-key\b"
+                r"|--mount=type=secret\b|--secret\s+id=|\bdetect-private-key\b|\bfilter-repo\b[^;&|]{0,200}--invert-paths\b"
                 r"|\bopen\(\s*[\"']?(?:\./)?\.env[\w.-]*[\"']?\s*,\s*[\"']?[aw]", v) and not KEY_GENERATION.search(v) \
                 and not (call.action_type == "db:query" and not _SQL_READS_FILE.search(v)) and not (
                     call.action_type == "fs:read" and not call.text("path").startswith(("/", "~"))

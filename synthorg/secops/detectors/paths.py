@@ -93,6 +93,8 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             if written:
                 yield finding("path.colleague_workspace",
                               f"writes or deletes in a colleague's workspace: {path}")
+            elif path.startswith("/workspace/*/"):  # (the folder itself, /workspace/*, only lists them)
+                yield finding("path.colleague_workspace", f"reads every colleague's workspace: {path}")
             else:
                 yield finding("path.colleague_workspace",
                               f"reads a colleague's workspace: {path}", block=False,
@@ -114,6 +116,12 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             elif (kind := read_place(path)) == "system":
                 yield finding("path.read_outside_workspace", f"reads the machine's configuration outside the "
                               f"workspace: {path}", block=False, tier=RiskTier.high)
+            elif kind == "sensitive" and path.endswith("/docker.sock") and all(
+                    _DOCKER_API_LISTS.search(v) for v in code if "docker.sock" in v):
+                yield asked("path.read_outside_workspace", f"asks the Docker engine ({path}) what it runs")
+            elif kind == "sensitive" and written is None and not _PRIVATE_TOP.match(path):
+                yield asked("path.read_outside_workspace", f"looks at {path} outside the workspace "
+                            "(its names, sizes or sums, not what it holds)")
             elif kind == "sensitive":
                 yield finding("path.read_outside_workspace",
                               f"reads outside the workspace: {path}", tier=RiskTier.high)
@@ -189,6 +197,11 @@ _CHANGES_FILES = fast_regex(r"\b(?:rm|rmdir|remove\w*|unlink\w*|rmtree|rmsync|de
 # is asked for (a write, or a delete written in a way not seen as one, would read as a read too)
 _SHARED_MOUNT = re.compile(r"^/(?:mnt|srv|data|nfs|volumes|export)/(?:[\w.-]+/)?(?:shared|common|team|public)(?:/|$)"
                            r"|^/shared(?:/|$)")
+# the Docker engine's API asked for lists (containers, images), its version or health: reads
+_DOCKER_API_LISTS = fast_regex(r"--unix-socket\s+\S*docker\.sock\s+(?:-[a-z]+\s+){0,4}[\"']?http://[\w.]+(?::\d+)?/"
+                               r"(?:v[\d.]+/)?(?:(?:containers|images|networks|volumes)/json|info|version|_ping)\b")
+# people's own folders: even their names and sizes are theirs
+_PRIVATE_TOP = re.compile(r"/(?:root|home|workspace)(?:/|$)")
 _BULK_DELETE = fast_regex(r"\brm\s+-[a-z]*r|\brmtree\b|\bfind\b[^;&|]*-delete|\bfind\b[^;&|]*-exec\s+rm|\bpush\b[^;&|]*--force"
                           r"|\.iloc\[0:0\]|\btruncate\b")
 # the files that make changes reviewed and scanned

@@ -54,7 +54,11 @@ _LASTING = (
      r"|\bchgrp\s+(?:-\w+\s+)*(?:root|sudo|wheel)\b|-perm\s+[-/]?(?:[ug]=s|[246]000|\+s)\b|\bgetcap\s+-r\b"),
     ("visudo|sudoers|setcap|nsenter|docker.sock|authorized_keys|cap_setuid|polkit|ld_preload|ld.so.preload|"
      "insmod|modprobe|/etc/|.ssh/rc|bashrc|.profile|:2375|:2376|:10250|:2379",
-     r"\bvisudo\b(?!\s+-c\b)|/etc/sudoers|\bsetcap\b|\bnsenter\b|/var/run/docker\.sock|\bauthorized_keys?\b|\bcap_setuid\b"
+     r"\bvisudo\b(?!\s+-c\b)|/etc/sudoers|\bsetcap\b|\bnsenter\b"
+     # (the Docker socket looked at, or asked for lists or its version, gives nothing)
+     r"|(?<!\bls -l )(?<!\bls -la )(?<!\bls -al )(?<!\bstat )(?<!\[ -s )(?<!test -s )/var/run/docker\.sock"
+     r"(?!\s+(?:-[a-z]+\s+){0,4}[\"']?http://[\w.]+(?::\d+)?/(?:v[\d.]+/)?(?:(?:containers|images|networks|volumes)/json"
+     r"|info|version|_ping)\b)|\bauthorized_keys?\b|\bcap_setuid\b"
      r"|\bpolkit\b|\bld_preload\b|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
      r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
      r"|/etc/cron|/etc/systemd/|/etc/init\.d/|/etc/profile\.d/|/etc/environment\b|\.ssh/rc\b|\bbashrc\b|\.profile\b"
@@ -82,6 +86,8 @@ _LASTING = (
      r"|\bkubectl\b[^;&|]{0,300}\b(?:run|patch|create)\b[^;&|]{0,300}(?:--privileged|[\"']?(?:privileged|hostpid|hostnetwork)[\"']?\s*:\s*true)"
      r"|\bsystemctl (?:link|edit|set-environment)\b|\biam\b[^;&|]{0,300}\b(?:attach|put)-[\w-]*policy\b"
      r"|\biam\b[^;&|]{0,300}\b(?:create-access-key|add-user-to-group|create-login-profile|update-assume-role-policy)\b"
+     # (a key rotated: the new one piped straight into the secret store, never shown)
+     r"(?![^;&|]{0,200}\|\s*(?:\{[^};&|]{0,120}[;&]\s*)?vault\s+(?:kv\s+put|write)\b)"
      r"|\badd-iam-policy-binding\b[^;&|]{0,300}roles/(?:owner|editor|[\w.]*admin)|\baz role assignment create\b(?![^;&|]{0,300}(?:reader|viewer))"
      r"|--as(?<=\s--as)[= ]system:|--as-group[= ]system:masters|\bsts assume-role\b[^;&|]{0,300}admin"
      # a role widened to every verb or resource, the cluster's admin group, Vault's root policy

@@ -14,6 +14,8 @@ from synthorg.secops.detectors.sql import SQL_FILE
 from synthorg.secops.normalise import HOOK_FOLDERS, fast_regex, words
 from synthorg.secops.places import READABLE_PATHS, on_file_system
 
+# (path, written): written True, read False, or only looked at (listed, checksummed) None
+Reach = tuple[str, bool | None]
 _SEARCH_PATH = re.compile(r"(?:path|ld_library_path|pythonpath|manpath|classpath|gopath|node_path)=", re.I)
 # quoted strings paired from the left, as the shell pairs them (a closing quote opens nothing)
 _QUOTED = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"|'[^'\n]*'")
@@ -38,6 +40,9 @@ _READ_REDIRECT = re.compile(r"(?:^|[\s;&|])\d*<(?![<(&])\s*([~/.][^\s;|&<>)]*)")
 
 _BIN_DIRS = ("/usr/bin/", "/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/opt/")
 _READABLE = tuple(p + "/" for p in READABLE_PATHS)
+# commands that show what a file is (its name, size, sum, mount), not what it holds
+_LOOKING_VERBS = frozenset(words("""ls stat file sha256sum sha1sum md5sum b2sum cksum lsblk findmnt blkid
+getfacl lsattr readlink realpath namei"""))
 _INSPECTING_VERBS = frozenset(words("""ls stat file getcap ldd sha256sum sha1sum md5sum b2sum
 strings readlink which du wc cmp diff objdump nm readelf cat head tail"""))
 _WORKING_DIR = fast_regex(r"\$\(\s*pwd\s*\)|`\s*pwd\s*`|\$\{?pwd\}?(?!\w)|\$\(\s*git rev-parse --show-toplevel\s*\)"
@@ -88,7 +93,7 @@ def _unknown_part(m: re.Match[str]) -> str:
 
 
 def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | None = None
-                    ) -> Iterator[tuple[str, bool]]:
+                    ) -> Iterator[Reach]:
     """(path, written) for the paths a shell command names after its verb (a command's own
     path, as in `/usr/bin/env python`, is not a place it reaches), relative ones joined to
     the directory `cd` moved to. `commands_only`: only in segments that start with a known
@@ -151,20 +156,21 @@ def _after_sudo(segment: list[str]) -> list[str]:
 
 
 def _segment_paths(segment: list[str], cwd: str, commands_only: bool
-                   ) -> Iterator[tuple[str, bool]]:
+                   ) -> Iterator[Reach]:
     while segment[0] in _PREFIX_WORDS and len(segment) > 1:  # `do /usr/bin/time ...`: the command after
         segment = segment[1:]
     if segment[0] in ("sudo", "doas") and len(segment) > 1:  # the command it runs is what reaches a path
         segment = _after_sudo(segment) or segment
     verb = segment[0]
-    if verb == "/" or verb == ".." or (verb == "." and len(segment) == 1) or _ONLY_SLASHES.fullmatch(verb):
-        return  # ( $a - $b ) / 86400: a division in a sum, no command (nor a pattern's '..|.' cut at its |)
+    if verb in ("/", "..", "!~") or (verb == "." and len(segment) == 1) or _ONLY_SLASHES.fullmatch(verb):
+        return  # ( $a - $b ) / 86400: a division in a sum, no command (nor a pattern's '..|.' or '!~ /re/' cut at its |)
     if commands_only and verb.rsplit("/", 1)[-1] not in _COMMANDS:
         return
     if verb.startswith(("/", "~", "..")) and not verb.startswith(_BIN_DIRS) and not _DIVISION.match(verb) \
             and not (verb == "~" and len(segment) > 1 and _REGEX_LITERAL.match(segment[1])):
-        yield posixpath.join(cwd, verb), False  # a file named on its own, or run from there
-    writes = verb in _WRITING_VERBS or verb.endswith("rm")
+        yield posixpath.join(cwd, verb.split("(", 1)[0]), False  # a file named on its own, or run from there
+        # (a regex's /app(/.*)? cut at its `)`: the path is before its group)
+    writes: bool | None = None if verb in _LOOKING_VERBS else verb in _WRITING_VERBS or verb.endswith("rm")
     args = segment[1:]
     if verb == "for" or _ARRAY.match(verb):  # values, not yet places: endpoints=(/healthz /v1/status)
         args = [w for w in segment if on_file_system(w.split("=(", 1)[-1])]
@@ -196,7 +202,7 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         args = [a for a, after in zip(args, [*args[1:], ""], strict=True)
                 if not _REGEX_LITERAL.match(a) and not (a == "~" and _REGEX_LITERAL.match(after))]
     if verb in ("awk", "gawk", "mawk", "nawk"):  # its program's words: patterns and actions, no paths
-        args = [a for a in args if not _AWK_PROGRAM.search(a)]
+        args = [a for a in _awk_files(args) if not _AWK_PROGRAM.search(a)]
     if verb == "tr":
         return  # sets of characters (tr '/:' '__'), and only ever its input
     if verb in ("grep", "egrep", "fgrep", "zgrep", "zegrep", "xzgrep", "bzgrep", "rg", "ag", "ack", "jq", "yq"):
@@ -210,6 +216,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
     for word in args:
         if "://" in word or _CIDR.fullmatch(word):
             continue  # (10.20.1.0/24 is a network, not a path)
+        if (word.strip("\"'") == "/" and verb.rsplit("/", 1)[-1] not in _ROOT_READERS) or (word == "/.*" and not writes):
+            continue  # (jq's `.kind + "/" + .name` with its quotes taken off: text, not the root; a regex's (/.*)?)
         if verb == "dd" and word.startswith("if="):
             yield posixpath.join(cwd, word[3:]), False
             continue
@@ -217,11 +225,43 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
             if _SEARCH_PATH.match(word):
                 continue  # PATH=/usr/bin:/bin: where programs are looked for, not files read
             for m in _PATHLIKE.finditer(word if "=" not in word else word.split("=", 1)[1]):
-                yield posixpath.join(cwd, m.group(1).rstrip(",;:")), writes
+                if m.group(1) != "/.*" or writes:
+                    yield posixpath.join(cwd, m.group(1).rstrip(",;:")), writes
         if verb in _READING_VERBS and not word.startswith("-") and "/" in word:
             yield posixpath.join(cwd, word), False
 
 
+def _awk_files(args: list[str]) -> list[str]:
+    """awk's words without its program: the first word that is no option (or option's
+    value), skipped to its closing quote when its spaces cut it into words. Views are lower
+    case, so -F (a separator) reads as -f (a program file): a program file ends in .awk."""
+    out: list[str] = []
+    words = iter(args)
+    for a in words:
+        if a in ("-f", "-v") or a.startswith("--"):
+            following = next(words, "") if a in ("-f", "-v") else ""
+            if following.endswith(".awk"):
+                out.append(following)  # a program read from a file: every other word is a file
+                return out + [w for w in words if not w.startswith("-")]
+        elif a.startswith("-"):
+            continue  # -F: and -vx=1 written as one word
+        else:
+            closing = a[0] if a[:1] in "'\"" and (len(a) == 1 or not a.endswith(a[0])) else ""
+            for w in words:
+                if not closing:
+                    out.append(w)
+                elif w.endswith(closing):
+                    closing = ""
+            return out
+    return out
+
+
+# commands whose word "/" is the root they reach (elsewhere a lone / is text cut from a program)
+_ROOT_READERS = frozenset(words("""ls cat find du tar zip cpio rsync scp cp mv rm rmdir chmod chown chgrp
+chattr setfacl getfacl grep egrep rg ag ack locate tree fd shred wipe srm mount umount chroot nsenter
+xargs nice ionice timeout env exec stat file tee dd borg restic rclone s3cmd gsutil azcopy ncdu sh bash
+zsh python python3 perl ruby node cd pushd open rsync 7z zstd gzip xz bzip2 strings wc sha256sum md5sum
+diff sed awk truncate touch ln install mkdir lsattr"""))
 _TAR_CREATES = re.compile(r"-?[a-z]*c[a-z]*$|--create$")
 
 
@@ -299,7 +339,7 @@ scandir walk glob read_text read_bytes write_text write_bytes load loadtxt read_
 exists stat open_file isfile isdir system popen run call check_output check_call"""))
 
 
-def _path_calls(view: str) -> Iterator[tuple[str, bool]]:
+def _path_calls(view: str) -> Iterator[Reach]:
     """(path, written) for the string first arguments of calls that open, change or run a
     path: open() writes with a w, a, x or + mode; the others by their name."""
     for m in _STRING_ARGUMENT.finditer(view):
@@ -331,7 +371,7 @@ _CODE_ARGUMENTS = ("command", "cmd", "script", "shell", "code", "source", "progr
 _SHELL_ARGUMENTS = ("command", "cmd", "script", "shell")
 
 
-def paths_of(call: ToolCall) -> Iterator[tuple[str, bool]]:
+def paths_of(call: ToolCall) -> Iterator[Reach]:
     """(path, written) for every path the call reaches, as written."""
     kind = call.action_type
     if "path" in call.texts:
@@ -362,7 +402,7 @@ _COPY_FROM = re.compile(r"copy\s+(?:[\w.\"]+|\(.*?\))\s+from\s+'")
 _WRITES_FILE = fast_regex(r"\bopen\([^)]*,\s*[\"'][rb+]*[wax]|\.write(?:_text|_bytes)?\(")
 
 
-def _paths_in_code(views: tuple[str, ...], commands_only: bool) -> Iterator[tuple[str, bool]]:
+def _paths_in_code(views: tuple[str, ...], commands_only: bool) -> Iterator[Reach]:
     done: set[str] = set()  # shell segments read already (the views repeat one another)
     for v in views:
         if "(" in v:
@@ -384,7 +424,7 @@ _PY_EXPANDUSER = fast_regex(r"\bexpanduser\(\s*[\"'](~[^\"']*)[\"']")
 _PY_STRING = fast_regex(r"[\"']([^\"']*)[\"']")
 
 
-def _python_path_expressions(view: str) -> Iterator[tuple[str, bool]]:
+def _python_path_expressions(view: str) -> Iterator[Reach]:
     """(path, written) for the paths code puts together from parts."""
     if "join(" in view or "joinpath(" in view:
         for m in _PY_JOIN.finditer(view):
@@ -405,7 +445,7 @@ _PATHLIB = re.compile(r"\bpath\(\s*[rbuf]?[\"']([^\"']+)[\"']\s*\)((?:\s*\.paren
 _PATH_NAME = re.compile(r"\b(\w+)\s*=\s*(path\(\s*[rbuf]?[\"'][^\"']+[\"']\s*\))")
 
 
-def _pathlib_paths(view: str) -> Iterator[tuple[str, bool]]:
+def _pathlib_paths(view: str) -> Iterator[Reach]:
     names = dict((n, e) for n, e in _PATH_NAME.findall(view))
     for name, expression in names.items():
         view = re.sub(rf"(?<![\w.]){re.escape(name)}(?=\s*(?:\.parent\b|/))", expression.replace("\\", r"\\"), view)
