@@ -258,6 +258,7 @@ def shell_action(command: str, tiers: Mapping[str, RiskTier], internal: tuple[st
     # (a database client's quoted statements, read before quoted arguments become one word)
     statements = [sql_action(m.group(2)) for m in _SQL_CLIENT_ARG.finditer(command.lower())
                   if not _LOCAL_DATABASE.search(m.group())]  # (one's own local database: the tests')
+    statements += [_mongo_action(m.group(2)) for m in _MONGO_EVAL.finditer(command.lower())]
     command = _QUOTED_ARG.sub("''", command)  # a quoted argument is one word (its | ; & are text)
     kinds = [_shell_segment(seg.split(), internal)
              for seg in _SEGMENTS.split(command.lower())
@@ -275,6 +276,20 @@ def python_action(code: str, tiers: Mapping[str, RiskTier], internal: tuple[str,
     # the company's own services by HTTP, or a host name asked for, are ordinary work
     local = bool(hosts_in(code)) and not outside  # a raw socket to the agent's own machine
     return "code:system" if outside or (_PY_RAW.search(code) and not local) else "code:run"
+
+
+# a mongo shell's script: what its methods change
+_MONGO_WRITE = re.compile(r"\.(?:insert\w*|update\w*|replace\w*|delete\w*|remove|bulkwrite|findoneand\w+|createindex\w*"
+                          r"|save)\s*\(")
+_MONGO_ADMIN = re.compile(r"\.(?:drop\w*|renamecollection|reconfig|stepdown|shutdownserver|createuser|grantroles\w*"
+                          r"|updateuser)\s*\(")
+
+
+_MONGO_EVAL = re.compile(r"\bmongo(?:sh)?\b[^;&|]{0,300}?--eval\s+(['\"])(.{0,4000}?)\1")
+
+
+def _mongo_action(script: str) -> str:
+    return "db:admin" if _MONGO_ADMIN.search(script) else "db:write" if _MONGO_WRITE.search(script) else "db:read"
 
 
 def sql_action(query: str) -> str:

@@ -183,7 +183,7 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: destructive_findings(call, code),
                 lambda: privilege_findings(call, code, views), lambda: abuse_findings(call, code, views),
                 lambda: injection_findings(call, views), lambda: forbidden_findings(call, views),
-                lambda: task_fit_findings(call),
+                lambda: task_fit_findings(call, internal),
                 lambda: people_findings(call, views), lambda: package_findings(call, code, internal),
                 lambda: control_findings(call, views, internal), lambda: book_findings(call, views),
                 lambda: network_findings(call, views, internal),

@@ -56,6 +56,21 @@ _SWITCHED_OFF = AnyOf((
     ("erasure|dsr", r"\b\w*(?:erasure|dsr_?\w*process\w*)\w*" + _OFF),
     ("securitydefaults", r"securitydefaults\w*\b.*[\"']?isenabled" + _OFF),
     ("lesssecure|passwordlogin|exempt", r"\b(?:allow_?less_?secure_?apps|password_?login)" + _ON + r"|\bmfa\w*\W+[^}]{0,40}\bexempt" + _ON),
+    ("disable|auditpol|turnoff2sv", r"\bset-mppreference\b[^;|]{0,200}-disable\w+\s+\\?\$?(?:true|1)\b"
+                                    r"|\bauditpol\s+/set\b[^;|]{0,200}:disable\b|\bturnoff2sv\b"),
+    ("requirepass|protected-mode", r"\bconfig\s+set\s+(?:requirepass\s+(?:''|\"\")|protected-mode\s+no\b)"),
+    ("auth|csrf|rate", r"\b(?:auth\w*|csrf\w*|rate_?limit\w*):\s*;?\s*(?:enabled|enforced|required)\s*:\s*(?:false|off|no)\b(?!/)"),
+    ("skip|bypass|override|ignore", r"[\"'](?:skip|bypass|override|ignore)_?(?:verification|verify|hold|legal_?hold|cap|limits?|rate_?limits?"
+                                    r"|review|approval|checks?|fraud\w*|kyc|captcha|mfa|2fa|screening)[\"']\s*:\s*(?:true|1)\b"
+                                    r"|[\"'](?:rate_?limit|verification|fraud_?checks?|kyc|captcha)_(?:bypass|skip|override)[\"']\s*:\s*(?:true|1)\b"),
+    ("fraud|velocity", r"\b\w*(?:fraud|velocity)\w*(?:enforce|checks?|enabled|screening)\w*" + _OFF),
+    ("suspend", r"\bpatch\s+cronjob\s+\S*(?:gdpr|erasure|dsr|retention|backup|audit|consent|deletion)\S*[^;&|]{0,200}suspend\W+true\b"),
+    ("auth-type", r"--auth-type[= ]none\b|[\"']authtype[\"']\s*:\s*[\"']none[\"']"),
+    ("//|#", r"(?://|#)\s*(?:if\s*\(?\s*!?\s*)?(?:await\s+)?\w*(?:verify|validate|check)\w*(?:signature|sig|token|auth|hmac|csrf)\w*\s*\("),
+    ("validation|global_service|multi_region", r"\b(?:enable_log_file_validation|include_global_service_events|is_multi_region_trail"
+                                                r"|enable_logging)\s*=\s*false\b"),
+    ("archive", r"\bcreate_filter\([^)]{0,400}\baction\s*=\s*[\"']archive[\"'][^)]{0,400}[\"']severity[\"']\s*:\s*\{\s*[\"']gte?[\"']\s*:\s*0\b"),
+    ("disassociate-web-acl", r"\bwaf(?:v2|-regional)?\s+disassociate-web-acl\b"),
     ("trigger|session_replication_role", r"\bdisable\s+trigger\b|\bsession_replication_role\s*(?:=|to)\s*'?replica\b"),
     ("period_lock|periodlock|lock_date|lockdate", r"\b\w*(?:period_?lock|lock_?date)\w*" + _OFF),
     # sign-in not required; a database that trusts whoever connects
@@ -81,6 +96,8 @@ _SWITCHED_OFF = AnyOf((
      r"\b(?:kubectl\s+delete|systemctl\s+(?:stop|disable|mask)|helm\s+(?:uninstall|delete)|docker\s+(?:stop|rm))\b[^;&|]{0,200}?"
      r"\b(?:" + _GUARDS + r"|edr[\w-]*)\b"),
 ))
+# a database server's own settings changed (those that lose data or blind its audit are refused: sql.py)
+_SERVER_SETTING = fast_regex(r"\balter\s+system\s+set\b|\bset\s+global\s+\w+")
 # tokens' signatures unchecked in code a service runs (a script reading a test token's claims may)
 _SIGNATURE_UNCHECKED = Hinted(fast_regex(r"\bparseunverified\(|[\"']verify_signature[\"']\s*:\s*false\b"
                                          r"|\bjwt\.decode\([^)]*\bverify\s*=\s*false\b|\balgorithms\s*[:=]\s*\[\s*[\"']none[\"']"),
@@ -92,7 +109,7 @@ _CONTROL_URL = fast_regex(r"/(?:[\w-]*(?:mfa|2fa|factor|conditionalaccess|securi
                           r"|dlp|compliance)[\w-]*)(?:/|$|\?)|/period[-_]?locks?(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")
 _SECURITY_SOURCE = re.compile(r"\b(?:siem|guardduty|falco|edr|[\w-]*-audit|security[\w-]*)\b")
 _DEACTIVATES = fast_regex(r"/(?:lifecycle/)?(?:deactivate|disable|suspend)(?:/|$|\?)")
-_STATE_OFF = fast_regex(r"[\"'](?:state|status|enabled|isenabled|active|mode)[\"']\s*:\s*[\"']?(?:false|off|disabled|inactive|0)\b")
+_STATE_OFF = fast_regex(r"[\"'](?:state|status|enabled|isenabled|active|mode|on)[\"']\s*:\s*[\"']?(?:false|off|disabled|inactive|0)\b")
 # data opened to anyone: a link anyone may follow, a bucket or group anyone may read
 _MADE_PUBLIC = AnyOf((
     ("anyone", r"[\"']type[\"']\s*:\s*[\"']anyone[\"']|\banyone_(?:with_link|can_\w+)\b|[\"']\w*sharing[\"']\s*:\s*[\"']anyone"),
@@ -105,6 +122,13 @@ _MADE_PUBLIC = AnyOf((
     ("autoindex", r"\bautoindex\s+on\b"),  # (a folder's files listed to whoever asks)
     ("public_link|publiclink", r"/public_?link\b"),
     ("port-forward", r"\bport-forward\b[^;&|]*--address[= ](?:0\.0\.0\.0|::)(?!\S)"),
+    # Google Workspace: a drive file or calendar given to anyone, a shared drive opened beyond the domain
+    ("anyone|default|domainusersonly", r"\bgam\b[^;&|]{0,300}\b(?:drivefileacl|acl)\b[^;&|]{0,200}\b(?:anyone|default)\s+(?:role\s+)?"
+                                       r"(?:reader|commenter|writer|editor|freebusy)\b|\bdomainusersonly\s+false\b"),
+    ("guest ok", r"\bguest\s+ok\s*=\s*yes\b[^\[]{0,200}\bread\s+only\s*=\s*no\b|\bread\s+only\s*=\s*no\b[^\[]{0,200}\bguest\s+ok\s*=\s*yes\b"),
+    ("publicly-accessible", r"--publicly-accessible\b"),
+    ("presign|generate-sas", r"\bs3\s+presign\s+s3://\S*(?:backup|dump|snapshot)"
+                             r"|\bgenerate-sas\b[^;&|]{0,300}--expiry[= ]20(?:[3-9]\d|2[6-9])"),
 ))
 # an administrator's power given: the directory's global admin role, a tenant-wide consent,
 # domain-wide delegation, a super admin made, a member added to the admins' group
@@ -115,6 +139,21 @@ _ADMIN_GIVEN = AnyOf((
     ("gam", r"\bgam\s+create\s+admin\b|\bgam\s+update\s+adminrole\b"),
     ("super admin|superadmin|super_admin|global admin", r"\b(?:role|admin_?role|roles)\w*\W+[^,;]{0,20}\b(?:super|global)[\s_]?admin"),
     ("changetype", r"\bdn:\s*cn=[\w-]*admins?\b[^;]{0,80}\bchangetype:\s*modify\b[^;]{0,40}\badd:\s*member"),
+    ("admins", r"\b(?:add-adgroupmember|add-adprincipalgroupmembership|net\s+(?:local)?group)\b[^;|]{0,200}"
+               r"\b(?:domain|enterprise|schema)\s+admins\b|\bgam\s+update\s+group\s+\S*admins?\b\S*\s+add\s+(?:member|owner|manager)\b"),
+    ("admin", r"\bdscl\s+\S+\s+-(?:append|create)\s+/groups/admin\s+groupmembership\b"),
+))
+# access opened to everyone or everything at once
+_ACCESS_WIDENED = AnyOf((
+    ("kafka-acls", r"\bkafka-acls\b[^;&|]{0,300}--allow-principal[= ]['\"]?user:\*"),
+    ("using", r"\bcreate\s+policy\b[^;]{0,300}\busing\s*\(\s*true\s*\)"),
+    # IAM's own powers (or every action) over every resource: a way to any role
+    ("iam:|sts:|action", r"\bactions?[\"']?\s*[:=]\s*\[?[^\]}]{0,300}[\"'](?:iam:\*|iam:passrole|sts:\*|\*)[\"'][^\]}]{0,40}\]?"
+                         r"\s*,?\s*[\"']?resources?[\"']?\s*[:=]\s*\[?\s*[\"']\*[\"']"),
+    # (every table of a schema: written to, or read where it holds people's pay and records)
+    ("all tables in schema", r"\bgrant\s+(?:all\b|[\w, ]{0,60}\b(?:insert|update|delete|truncate)\b)[\w, ]{0,60}\s+on\s+all\s+tables\s+in\s+schema\b"
+                             r"|\bgrant\s+[\w, ]{1,80}\s+on\s+all\s+tables\s+in\s+schema\s+[\"`]?(?:hr|payroll|finance|billing|pii|private"
+                             r"|secrets?|auth|people|salar\w*|kyc)\b"),
 ))
 # how another account signs in, changed: its factors reset or added, its tokens minted, it
 # impersonated, unsuspended or delegated, its reset sent elsewhere
@@ -122,17 +161,44 @@ _ACCOUNT_SIGN_IN = fast_regex(r"/users/[^/?\s]+/(?:lifecycle/(?:reset_factors|un
                               r"|apitokens\b|api_tokens\b|delegates\b)")
 _RESET_ELSEWHERE = Hinted(fast_regex(r"/lifecycle/reset_password\b.*(?:deliverto|email_?override|send_?to)"),
                           "reset_password")
+# an account's login, factors or verification set directly, or a login minted for it
+_LOGIN_CHANGED = AnyOf((
+    # (a login given a new value, not erased: NULL, 'erased+...@invalid' or lower(email) give no one access)
+    ("update", r"\bupdate\s+[\w.\"`]*(?:users?|accounts?|customers?|members?|logins?|profiles?|kyc\w*)\b[^;]{0,200}?\bset\s+"
+               r"(?:(?!\bwhere\b)[^;]){0,400}?(?:\b(?:email|login|username|phone|mobile|legal_name|date_of_birth)\s*=\s*(?:'(?![^']{0,80}"
+               r"(?:erased|invalid|deleted|redacted|anonymi))[^']{1,200}'|chr\()|\b\w*verified\s*=\s*true\b"
+               r"|\bkyc_status\s*=\s*'verified')"),
+    ("insert|delete", r"\b(?:insert\s+into|delete\s+from)\s+[\w.\"`]*(?:mfa|2fa|otp|totp|factors?)\w*"),
+    ("verified", r"[\"'](?:email_|phone_)?verified[\"']\s*:\s*true\b"),
+    ("magic|login_link|impersonat|login_as", r"\b(?:create_magic_login|magic_link|login_link|generate_login\w*|login_as"
+                                             r"|impersonat\w*)\s*\("),
+))
+# a trust-and-safety or fraud decision reversed: a ban lifted, content restored, a block removed,
+# someone exempted from a check
+_SAFETY_REVERSED_URL = fast_regex(r"/(?:reinstate|unban|unblock|unsuspend|restore|lift)(?:/|$|\?)")
+_SAFETY_LIST_URL = fast_regex(r"/(?:bans?|blocks?|blocklist|blacklist|denylist|suspensions?)(?:/|$|\?)")
+_EXEMPT_URL = fast_regex(r"/(?:allowlist|whitelist|safelist|exemptions?)(?:/|$|\?)")
+_SAFETY_REVERSED_SQL = AnyOf((
+    ("update", r"\bupdate\s+[\w.\"`]*(?:bans?|suspensions?|blocks?|blocklist\w*)\s+set\s+[^;]{0,200}\b(?:lifted\w*|unbanned\w*"
+               r"|revoked_at|active\s*=\s*false|expires_at\s*=\s*now)"),
+    ("delete", r"\bdelete\s+from\s+[\w.\"`]*(?:bans?|suspensions?|blocklist\w*|denylist\w*|content_reports|reports|fraud_flags)\b"),
+    ("insert", r"\binsert\s+into\s+[\w.\"`]*(?:allowlist|whitelist|safelist)\w*"),
+))
 # a change made to every account at once
 _EVERY_ACCOUNT = AnyOf((
     ("get-aduser", r"\bget-aduser\s+-filter\s+['\"]?\*[^;]{0,40}\|\s*(?:foreach-object\s*\{[^}]*)?\b(?:set|remove|disable|unlock)-"),
     ("get-mailbox", r"\bget-mailbox\s+-resultsize\s+unlimited\b[^;]{0,20}\|\s*(?:foreach-object\s*\{[^}]*)?\b(?:set|remove|disable)-"),
     ("gam all users", r"\bgam\s+all\s+users\s+(?:update|delete|suspend)\b"),
+    ("get-aduser|get-casmailbox", r"\bget-(?:aduser|adcomputer|casmailbox|mailbox)\b[^|]{0,200}(?:-like\s+\\?['\"][^'\"]{0,40}\*|-resultsize\s+unlimited)"
+                                  r"[^|]{0,100}\|\s*(?:foreach-object\s*\{[^}]*)?\b(?:set|remove|disable|unlock)-"),
 ))
 # a browser's guards taken down: scripts from anywhere, or any site reading signed-in answers
 _WEB_GUARDS_OFF = AnyOf((
     ("default-src|script-src", r"\b(?:default|script)-src\s+(?:[^;\"]*\s)?\*(?=[\s;\"'])[^;\"]*unsafe-eval"),
     ("access-control-allow-origin", r"access-control-allow-origin[\"']?\s*,\s*(?:req|request)\.headers|access-control-allow-origin\s+\$http_origin"),
     ("origin: true|origin:true", r"\borigin\s*:\s*true\s*,\s*credentials\s*:\s*true"),
+    ("csrf_exempt", r"@csrf_exempt\b"),
+    ("allowedorigin", r"\ballowedorigin(?:pattern)?s\(\s*\"\*\"\s*\)[^;]{0,300}\ballowcredentials\(\s*true\s*\)"),
     ("cb(null, true)|callback(null, true)", r"\borigin\s*:\s*\(?[^)]{0,40}\)?\s*=>\s*(?:cb|callback)\(\s*null\s*,\s*true\s*\)"
                                             r"[^}]{0,200}\bcredentials\s*:\s*true"),
 ))
@@ -144,13 +210,16 @@ _UNTRUSTED_WITH_SECRETS = Hinted(fast_regex(r"\bpull_request_target\b[\s\S]{0,20
                                  "pull_request_target")
 _WRITE_KEY = Hinted(fast_regex(r"[\"']read_only[\"']\s*:\s*false\b"), "read_only")
 # backups made short-lived or pruned down to the last one or none
-_BACKUP_WORD = fast_regex(r"backup|snapshot|vault|retention|restic|borg|zfs|archive")
+_BACKUP_WORD = fast_regex(r"backup|snapshot|vault|retention|restic|borg|zfs|archive|versioning")
 _BACKUPS_CUT = AnyOf((
     ("retention|duration|deleteafter|expire", r"[\"']?(?:\w*retention\w*|duration_days|deleteafterdays|expire\w*_?days)[\"']?\s*[:=]\s*[\"']?[0-7]\b"),
     ("keep", r"[\"']?keep_?\w*[\"']?\s*[:=]\s*[\"']?[0-1]\b|--keep-(?:last|daily|within)[ =]['\"]?[01]\b"),
     ("zfs destroy", r"\bzfs\s+destroy\s+-\w*r\w*\b"),
     ("borg delete", r"\bborg\s+delete\b"),
     ("backup-retention-period", r"--backup-retention-period[= ]0\b"),
+    ("suspended", r"--versioning-configuration\s+['\"]?status=suspended\b"),
+    ("put-retention-policy", r"\bput-retention-policy\b[^;&|]{0,200}(?:cloudtrail|audit|security|guardduty)[^;&|]{0,200}"
+                             r"--retention-in-days[= ][1-7]\b"),
 ))
 # traffic let in from anywhere, or a packet filter that accepts everything
 _FIREWALL_OPEN = AnyOf((
@@ -162,6 +231,8 @@ _FIREWALL_OPEN = AnyOf((
                 r"|\bcidr_blocks\s*=\s*\[\s*[\"']0\.0\.0\.0/0[\"']\s*\][^}]{0,300}\btype\s*=\s*[\"']ingress"
                 r"|\bingress\s*\{[^}]{0,300}\bcidr_blocks\s*=\s*\[\s*[\"']0\.0\.0\.0/0"),
     ("loadbalancersourceranges", r"\bloadbalancersourceranges\W+(?:0\.0\.0\.0/0|::/0)"),
+    ("cidrip|cidr_blocks|source_ranges|ipv6", r"\bcidrip(?:v6)?\W{1,6}(?:0\.0\.0\.0/0|::/0)\b"
+                                             r"|\b(?:cidr_blocks|ipv6_cidr_blocks|source_ranges)\s*=\s*\[[^\]]{0,200}[\"'](?:0\.0\.0\.0/0|::/0)[\"']"),
     # a notebook or code server on every interface with its token or password emptied
     ("0.0.0.0", r"--ip[= ]0\.0\.0\.0\b(?=[^;&|]{0,300}(?:token|password)[= ](?:''|\"\"|\s|$))"),
     ("zonetransfer|allow-transfer", r"\b(?:allowzonetransfer|allow_zone_transfer|allow-transfer)\b\W{0,6}[^]]{0,40}(?:0\.0\.0\.0/0|\bany\b)"),
@@ -199,7 +270,25 @@ _PERSONAL_KEY = fast_regex(r"\b(?:email|phone\w*|ssn\w*|card\w*|birth\w*|dob|add
 
 
 # a test sent to every user or customer (a push campaign, a mailing list)
-_EVERYONE = Hinted(fast_regex(r"\ball[-_](?:users|customers|subscribers|members)\b"), "all-|all_")
+_EVERYONE = Hinted(fast_regex(r"\ball[-_](?:app[-_])?(?:users|customers|subscribers|members)\b"), "all-|all_")
+# an action taken for each of a whole population fetched at once (a page of tens of thousands,
+# every customer's address), not for the few a task names
+_WHOLE_POPULATION = fast_regex(r"[?&\"']limit[\"']?\s*[:=,]\s*\d{5,}\b|\bselect\s+(?:\w+\.)?(?:email|phone)\s+from\s+"
+                               r"(?:customers|users|contacts|subscribers|members)\b(?![^'\"]{0,200}\bwhere\b)")
+_ACTS_EACH = fast_regex(r"\.post\(|\bsendmail\(|\.send_message\(|\.send\(")
+# a service's settings, memory or traffic shown to whoever asks or logs it: every management
+# endpoint with values shown, wire-level debugging, request headers logged, debug pages in production
+_INSIDES_SHOWN = AnyOf((
+    ("show-values|include", r"\bshow-values\s*:\s*always\b|\bexposure\s*:\s*;?\s*include\s*:\s*[\"']?\*"),
+    ("debuglevel", r"\bdebuglevel\s*=\s*[1-9]"),
+    ("headers", r"\b(?:log|logger|logging|console)\.\w+\([^)]{0,300}\b(?:request|req)\.headers\b"),
+))
+_PRODUCTION_SETTINGS = re.compile(r"prod")
+_DEBUG_ON = re.compile(r"^\s*debug\s*=\s*true\b", re.M)
+# where a collector or a replicator sends what it gathers, in its configuration
+_DESTINATION = re.compile(r"^\s*(?:host|hosts|server|servers|[\w.>-]*bootstrap\.servers|endpoint|url|address|output_?url)\s*[=:]\s*(\S{1,300})",
+                          re.M)
+_CONFIG_PATH = re.compile(r"\.(?:conf|cfg|ini|properties|ya?ml|toml)$")
 _A_TEST = fast_regex(r"\btest(?:ing)?\b")
 # a whole hosting project removed (not one deployment of it: a URL or a dpl_ id)
 # the checks that gate what ships, removed: branch protection and required reviews, signature
@@ -236,6 +325,15 @@ _CHECK_PASSED = AnyOf((
                r"|resolved|false_positive|suppressed|dismissed)'[^;]{0,300}\bwhere\s+status\s*=\s*'open'\s*(?:;|$)"),
     ("update", r"\bupdate\s+[\w.]*(?:ci_runs|check_runs|checks|scans?|scan_results|builds|test_results|pipelines?|jobs)\s+set\s+"
                r"(?:conclusion|status|result|state|outcome)\s*=\s*'(?:success|succeeded|passed|pass|green|ok)'"),
+    # a queue's open work closed or approved wholesale, not item by item
+    ("update", r"\bupdate\s+[\w.]*(?:tickets?|cases|requests|reviews?|fraud_\w+|appeals?|approvals?|claims)\s+set\s+[^;]{0,300}"
+               r"\b(?:status|decision|state|resolution)\s*=\s*'(?:closed|solved|resolved|approved?|cleared|accepted|passed?)'"
+               r"[^;]{0,300}\bwhere\s+(?:[\w.]+\s*=\s*'[^']{0,40}'\s+and\s+)?(?:status|decision|state)\s*(?:=\s*'(?:open|pending|new)'"
+               r"|in\s*\([^)]{0,80}\))\s*(?:;|$|and\s+\w*(?:created|opened|received)\w*\s*[<>])"),
+    # when work was done, who did it, or how it was rated, rewritten after the fact
+    ("update", r"\bupdate\s+[\w.]+\s+set\s+[^;]{0,300}\b\w*_at\s*=\s*(?:created_at|opened_at|received_at)\s*\+\s*interval\b"
+               r"|\bupdate\s+[\w.]+\s+set\s+(?:actor|actor_id|performed_by|reviewed_by|decided_by|handled_by)\s*=\s*'"
+               r"|\bupdate\s+[\w.]*(?:csat|nps|ratings?|scores?|feedback|surveys?)\w*\s+set\s+[^;]{0,100}\b(?:score|rating)\s*="),
 ))
 # a job's log made to print its secrets
 _SECRETS_LOGGED = AnyOf((
@@ -265,7 +363,9 @@ _SAMPLE_RUN = Hinted(fast_regex(
     r"|docm|xlsm)\b"), "phish|malware|quarantine|sample")
 # another person's mailbox exported, forwarded or delegated; a calendar handed to someone
 _MAILBOX_OPENED = Hinted(fast_regex(r"\bgam\s+user\s+\S+\s+(?:export\s+messages|add\s+forwarding|forward\s+on|add\s+delegate"
-                                    r"|show\s+filelist)\b|\bgam\s+calendar\s+\S+\s+add\s+(?:editor|owner)\b"), "gam")
+                                    r"|show\s+filelist)\b|\bgam\s+calendar\s+\S+\s+add\s+(?:editor|owner)\b"
+                                    r"|\bgam\s+user\s+\S+\s+delegate\s+to\b|\badd-mailboxpermission\b[^;|]{0,300}\bfullaccess\b"),
+                         "gam|add-mailboxpermission")
 # key material that is never to leave its store: Vault's transit keys, a domain's password
 # database, a memory dump of the process that holds sign-in secrets
 _KEYS_EXPORTED = Hinted(fast_regex(r"/v1/transit/export/|\btransit/export/|\bntdsutil\b[^;]{0,300}\bifm\b|\blsass\S*\.dmp\b"
@@ -292,6 +392,21 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
             _IDENTIFIED.search(text) and len(set(_PERSONAL_KEY.findall(text))) >= 2)):  # (both hinted)
         yield asked("exfiltration.device_data", "sends what the user's device holds (clipboard, messages, "
                      "contacts, keychain, keys typed, card fields) or their personal details to a service")
+        return
+    if call.action_type == "code:python" and _WHOLE_POPULATION.search(text) and _ACTS_EACH.search(text):
+        yield asked("abuse.mass_action", "acts on each of a whole population fetched at once (every customer, a page "
+                    "of tens of thousands)")
+        return
+    if call.action_type == "fs:write" and (_INSIDES_SHOWN.search(text) or (
+            _PRODUCTION_SETTINGS.search(call.text("path").lower()) and _DEBUG_ON.search(call.text("content").lower()))):
+        yield asked("secrets.exposed_endpoint", "shows or logs a service's settings, memory or traffic (management "
+                    "endpoints with values, wire debugging, request headers, debug pages in production)")
+        return
+    if call.action_type == "fs:write" and _CONFIG_PATH.search(call.text("path").lower()) and any(
+            not is_internal(h, internal) for m in _DESTINATION.finditer(call.text("content").lower())
+            for h in _domains(m.group(1).replace(",", " "))):
+        yield asked("exfiltration.config_outside", "configures a collector or a replicator to send what it gathers "
+                    "outside the company")
         return
     if _EVERYONE.search(text) and _A_TEST.search(text) and call.action_type in ("net:http", "comms:email", "comms:message"):
         yield asked("abuse.mass_message", "sends a test to every user or customer")
@@ -333,6 +448,11 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if _TLS_UNVERIFIED.search(text):
         yield asked("controls.tls_unverified", "stops checking the peer's certificate (TLS verification off)")
         return
+    if call.action_type in ("db:query", "code:shell", "code:python") and _SERVER_SETTING.search(text) \
+            and not _SWITCHED_OFF.search(text):
+        yield asked("controls.server_setting", "changes a database server's own settings (what it logs, its memory, "
+                    "its replication)")
+        return
     if _SWITCHED_OFF.search(text) or (call.action_type == "fs:write" and _SIGNATURE_UNCHECKED.search(text)) or (
             method == "DELETE" and _GUARD_NAME.search(url)) or (call.action_type == "net:http" and _CONTROL_URL.search(url) and (
             method == "DELETE" or _STATE_OFF.search(text) or "lock" in url or _DEACTIVATES.search(url))):
@@ -343,13 +463,24 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield asked("controls.web_guard_off", "lets scripts from anywhere run, or any site read signed-in "
                      "answers (CSP or CORS opened)")
         return
+    if _ACCESS_WIDENED.search(text):
+        yield asked("privilege.access_widened", "opens data to every principal, tenant or table at once (a wildcard "
+                    "ACL, a row policy that is always true, a grant on a whole schema)")
+        return
     if _ADMIN_GIVEN.search(text):
         yield asked("controls.admin_given", "gives an account or an app an administrator's power")
         return
     if (call.action_type == "net:http" and method in ("POST", "PUT", "PATCH") and _ACCOUNT_SIGN_IN.search(url)) \
+            or _LOGIN_CHANGED.search(text) \
             or _RESET_ELSEWHERE.search(text) or _EVERY_ACCOUNT.search(text):
         yield asked("controls.accounts_changed", "changes how another account signs in (its factors, "
                      "tokens, a takeover), or changes every account at once")
+        return
+    if (call.action_type == "net:http" and ((method == "DELETE" and _SAFETY_LIST_URL.search(url)) or (
+            method in ("POST", "PUT", "PATCH") and (_SAFETY_REVERSED_URL.search(url) or _EXEMPT_URL.search(url))))) \
+            or _SAFETY_REVERSED_SQL.search(text):
+        yield asked("controls.safety_reversed", "reverses a safety or fraud decision (a ban lifted, content restored, "
+                    "a block removed) or exempts someone from a check")
         return
     if _MADE_PUBLIC.search(text):
         yield asked("controls.made_public", "shares data with anyone (a public link, bucket or group)")

@@ -10,7 +10,7 @@ from urllib.parse import unquote
 from synthorg.domain.enums import RiskTier
 from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.call_views import RELAYED
-from synthorg.secops.detectors.patterns import Hinted, asked, finding, joined
+from synthorg.secops.detectors.patterns import AnyOf, Hinted, asked, finding, joined
 from synthorg.secops.detectors.sql import SCRATCH_OBJECT
 from synthorg.secops.detectors.task_words import own_words
 from synthorg.secops.normalise import fast_regex
@@ -60,7 +60,7 @@ _DESTRUCTIVE = [
                 # (USING joins a table in, and with no WHERE every row goes: DELETE FROM orders o USING (SELECT 1) k)
                 r"|\bdelete\s+from\s+[\w\"`.]+(?:\s+(?:as\s+)?\w+)?\s+using\b(?![^;]*\bwhere\b)"
                 r"|\bdelete\s+from\s+[\w\"`.]+\s+where\s+(?:1\s*=\s*1|true|1|'1'\s*=\s*'1'|\d+\s*>\s*0)\s*(?:;|$)"
-                r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).)*(?:;|$)"
+                r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b).){0,4000}(?:;|$)"
                 r"|(?:^|;)\s*delete\s+\w+\s*$|\bdropdatabase\b|(?<!rename-command )\bflushall\b|\bflushdb\b"
                 r"|\bdelete\s+from\s+sqlite_(?:master|schema)\b|\bupdate\s+sqlite_(?:master|schema)\b"
                 r"|\.query\(\s*[\w.]+\s*\)\s*\.delete\(|\.objects\.all\(\)\s*\.delete\(|\.delete_many\(\s*\{\s*\}\s*\)"
@@ -69,7 +69,7 @@ _DESTRUCTIVE = [
                 r"|\.drop\(\)|\bdeletemany\(\s*\{\s*\}\s*\)|\bremove\(\s*\{\s*\}\s*\)|\.drop_database\(|\bdrop_collection\("
                 # a WHERE that holds for every row: a column equal to itself, LIKE '%', OR TRUE,
                 # the table's own ids
-                r"|\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;\"]*?(?:(?<![(,])\b(\w+)\s*=\s*\1\b(?!\s*[-+*/])|\blike\s+'%+'"
+                r"|\b(?:delete\s+from|update)\s+[\w\"`.]+\b(?:(?!\bwhere\b)[^;]){0,2000}\bwhere\b[^;\"]{0,1000}?(?:(?<![(,])\b(\w+)\s*=\s*\1\b(?!\s*[-+*/])|\blike\s+'%+'"
                 r"|\bor\s+(?:true|1\s*=\s*1|'1'\s*=\s*'1')\b|(?<=where\s)\s*[\w\"`.]+\s+is\s+not\s+null\s*(?:;|$)"
                 # every row ever made: created before now, or after a date long past
                 r"|\b\w*(?:created|inserted|updated)\w*\s*<=?\s*(?:now\(\)|current_(?:timestamp|date))\s*(?:;|$)"
@@ -79,7 +79,7 @@ _DESTRUCTIVE = [
      "mass_data_loss", "drops or empties a table or database"),
     # a WHERE that holds for every row: a value and its opposite (status <> 'x' OR status = 'x'),
     # a literal compared with itself
-    (Hinted(fast_regex(r"\b(?:delete\s+from|update)\s+[\w\"`.]+\b[^;]*\bwhere\b[^;]*?(?:\b([\w.]+)\s*(?:<>|!=)\s*('[^']*'|\d+)"
+    (Hinted(fast_regex(r"\b(?:delete\s+from|update)\s+[\w\"`.]+\b(?:(?!\bwhere\b)[^;]){0,2000}\bwhere\b[^;]{0,1000}?(?:\b([\w.]+)\s*(?:<>|!=)\s*('[^']*'|\d+)"
                        r"\s+or\s+\1\s*=\s*\2|\b([\w.]+)\s*=\s*('[^']*'|\d+)\s+or\s+\3\s*(?:<>|!=)\s*\4"
                        # (or a literal equal to itself: 'x'='x', 2=2)
                        r"|(?<![\w'])('[^']*'|\d+)\s*=\s*\5(?![\w'])\s*(?:$|;|\bor\b|\band\b|\)|--|/\*))"), "delete|update"),
@@ -106,7 +106,7 @@ _DESTRUCTIVE = [
                 r"|\bterraform\b[^;&|]{0,300}\bapply\b[^;&|]{0,300}-replace[= ]\S*(?:db|database|rds|sql|bucket|volume|disk)"
                 r"|\baws s3 (?:rm|rb)\b(?![^;&|]{0,300}s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]{0,300}--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
                 r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune\b[^;&|]{0,300}--volumes|volume prune|rm -f \$\(docker ps(?![^)]*--filter))"
-                r"|\bgcloud [\w ]*delete\b[^;&|]{0,300}--quiet|\baz group delete\b"
+                r"|\bgcloud [\w ]*delete\b[^;&|]{0,300}--quiet|\baz group delete\b|\bpulumi\s+(?:destroy|stack\s+rm)\b"
                 r"|\bgsutil\b[^;&|]{0,300}\b(?:rm\b[^;&|]{0,300}\s-\w*r|rb\b)|\bgcloud storage (?:rm\b[^;&|]{0,300}--recursive|buckets delete)"
                 r"|\baz storage (?:blob delete-batch|container delete|account delete)\b|\brclone (?:purge|delete)\b"
                 r"|\bs3cmd (?:rb|del\b[^;&|]{0,300}(?:-r\b|--recursive))|\.objects\.all\(\)\.delete\(\)|\.delete_bucket\("
@@ -123,7 +123,7 @@ _DESTRUCTIVE = [
                 # a delete run for each of hundreds of numbered ids
                 r"|\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:\d+\s+)?\d{3,}\s*\)|\{\d+\.\.\d{3,}\})\s*;\s*do\b[^;]*\b(?:delete|rm|remove|destroy|drop|purge)\b"
                 r"|\bfor\s+\w+\s+in\s+\$\(\s*curl\b[^)]*\)\s*;\s*do\b[^;]*\bcurl\b[^;]*-x\s*delete\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_|"
-      ".object_versions|bq|.rm(|delete|argocd"),
+      ".object_versions|bq|.rm(|delete|argocd|pulumi"),
      "infrastructure_teardown", "tears down infrastructure"),
     # what others depend on, gone for good: a published package, a repository, an app's signing
     # certificates, a production app's database or hosting, every tag of a remote
@@ -167,9 +167,10 @@ _RECORD_ERASED = Hinted(fast_regex(
     r"|\b(?:shred|rm|truncate|unlink)\b[^;&|]*(?:transcripts?|audit|\.agent/(?:logs?|history))"
     # a cloud's audit trail switched off or deleted, a log sink removed
     r"|\bcloudtrail\s+(?:stop-logging|delete-trail)\b|\bguardduty\s+delete-detector\b|\bconfigservice\s+stop-configuration-recorder\b"
-    r"|\blogging\s+sinks\s+delete\b|\bdiagnostic-settings\s+delete\b|\bsystemctl\s+(?:stop|disable|mask)\s+auditd\b"), (
+    r"|\blogging\s+sinks\s+delete\b|\bdiagnostic-settings\s+delete\b|\bsystemctl\s+(?:stop|disable|mask)\s+auditd\b"
+    r"|\bwevtutil\s+(?:cl|clear-log)\b|\bclear-eventlog\b"), (
     "audit|security_log|security_event|access_log|login_history|/var/log|histfile|history -c|journalctl|"
-    "general_log|transcript|.agent/|cloudtrail|guardduty|configservice|sinks|diagnostic-settings"))
+    "general_log|transcript|.agent/|cloudtrail|guardduty|configservice|sinks|diagnostic-settings|wevtutil|clear-eventlog"))
 # stopping a service or killing processes by name: a whole service down, not one's own process
 _OWN_USER = r"\s-u\s*[\"']?(?:\$\(\s*(?:id -u|whoami)\s*\)|`(?:id -u|whoami)`|\$user\b|\$\{user\}|\$uid\b)"
 _SERVICE_DOWN = Hinted(fast_regex(
@@ -305,7 +306,37 @@ def _drops_only(statement: str, made: set[str]) -> bool:
     return m is not None and m.group(1).strip('"`') in made
 
 
+# changes that lose data, history or redundancy unless a person meant them (each is also routine
+# somewhere: a slot of a replica taken out, a scratch collection reset), so each is asked for
+_RISKY_CHANGES = AnyOf((
+    ("reset master|binary logs", r"\breset\s+(?:master|binary\s+logs\s+and\s+gtids)\b"),
+    ("remove-mailbox", r"\bremove-mailbox\b[^;|]{0,200}-permanent\s+\\?\$?true\b"),
+    ("flush_all|flushall|flushdb", r"\bflush_all\b"),
+    ("pg_drop_replication_slot", r"\bpg_drop_replication_slot\s*\("),
+    ("reconfig", r"\brs\.reconfig\([^)]{0,300}\bforce\s*:\s*true"),
+    ("unlogged", r"\balter\s+table\s+(?![\w.\"`]*(?:scratch|tmp|temp|test))[\w.\"`]+\s+set\s+unlogged\b"),
+    ("updatemany|deletemany|update_many|delete_many", r"\b(?:updatemany|deletemany|update_many|delete_many)\(\s*\{\s*\}"),
+    ("retention.ms", r"\bretention\.ms\s*=\s*\d{1,5}\b"),
+    ("update-auto-scaling-group", r"\bupdate-auto-scaling-group\b(?=[^;&|]{0,300}prod)[^;&|]{0,300}--(?:desired-capacity|max-size)[= ]0\b"),
+    # rows removed by a part of a value: '%doe%' matches far more people than the one named
+    ("like", r"\bdelete\s+from\s+[\w.\"`]+\s+where\b[^;]{0,300}(?<!\bnot )\bi?like\s+'%[^'%]{1,40}%'"),
+))
+# an UPDATE ... FROM whose WHERE never joins the table updated to the one it reads from: every
+# row of the table is set
+_UPDATE_FROM = re.compile(r"\bupdate\s+([\w.\"`]+)(?:\s+(?:as\s+)?(\w+))?\s+set\s+[^;]{0,400}?\bfrom\s+[\w.\"`]+"
+                          r"(?:\s+(?:as\s+)?\w+)?\s+where\s+([^;]{0,400})")
+
+
+def _update_unjoined(query: str) -> bool:
+    m = _UPDATE_FROM.search(query)
+    if m is None or (m.group(2) is None and "." not in m.group(3)):
+        return False  # (columns not qualified: which table's they are is not written)
+    target = m.group(2) or m.group(1).rsplit(".", 1)[-1].strip('"`')
+    return not re.search(rf"\b{re.escape(target)}\.", m.group(3))
+
+
 def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Finding]:
+    as_written = views  # (a LIKE's pattern is read before compared values are blanked)
     if call.action_type == "db:query":  # a value compared is data: WHERE name ILIKE '%drop table%'
         query = call.text("query").lower()
         compared = _CONDITION_VALUE.sub(r"\1''", query)
@@ -371,8 +402,20 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
             and not any(_DEV_TARGET.search(v) for v in views):
         prod = any(re.search(r"prod|backup|--skip-final-snapshot|--force-delete|\$\(|xargs|\bfor\b", v)
                    for v in views)
+        if prod and (name := removal_named(call.task, views)) is not None:
+            yield asked("destructive.cloud_resource", f"deletes or disables cloud resources: {name}, which its task names")
+            return
         yield finding("destructive.cloud_resource", "deletes or disables cloud resources, keys or "
                       "secrets", block=prod, tier=RiskTier.high)
+        return
+    if call.action_type != "fs:write" and any(_RISKY_CHANGES.search(v) for v in as_written):
+        yield asked("destructive.risky_change", "loses data, history or redundancy unless a person meant it (binary "
+                    "logs reset, a replication slot dropped, a collection-wide update, rows deleted by a part of a value)")
+        return
+    if call.action_type in ("db:query", "code:shell", "code:python") and "from" in (q := "\n".join(views[:1])) \
+            and _update_unjoined(q):
+        yield asked("destructive.bulk_update", "updates every row: its UPDATE ... FROM never joins the table it "
+                    "updates to the one it reads")
         return
     if call.action_type != "fs:write" and any(_SERVICE_DOWN.search(v) for v in views) and not any(
             _DEV_TARGET.search(v) for v in views):
@@ -509,10 +552,10 @@ _RECORDS_REWRITTEN = Hinted(fast_regex(
     r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(\w*(?:balance|credit)\w*)\s*=\s*\1\s*\+\s*\d"
     r"|\binsert\s+into\s+[\w\"`.]*(?:refund|payout|payment|transfer|wire|invoice|expense|reimbursement|payroll\w*|bonus"
     r"|commission|timesheet|adjustment)\w*"  # (expense_claims too)
-    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;])*\b(?:price\w*|discount\w*|credit\w*|balance|iban|bank_account)\s*="), "update|insert")
+    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(?:price\w*|discount\w*|credit\w*|balance|iban|bank_account)\s*="), "update|insert")
 # an UPDATE that sets money to a constant for every row a loose WHERE finds (not one row's id)
-_MONEY_ZEROED = fast_regex(r"\bupdate\s+[\w\"`.]+\s+set\s+[^;]*?\b\w*(?:amount|balance|price|total|credit|salary|fee|cents)"
-                           r"\w*\s*=\s*(?:0|null|-?\d+(?:\.\d+)?)\b(?![^;]*\bwhere\b[^;]*\bid\s*(?:=|in\b))")
+_MONEY_ZEROED = fast_regex(r"\bupdate\s+[\w\"`.]+\s+set\s+[^;]{0,400}?\b\w*(?:amount|balance|price|total|credit|salary|fee|cents)"
+                           r"\w*\s*=\s*(?:0|null|-?\d+(?:\.\d+)?)\b(?!(?:(?!\bwhere\b)[^;]){0,1000}\bwhere\b[^;]{0,400}\bid\s*(?:=|in\b))")
 _GIT_OBJECTS_GONE = Hinted(fast_regex(r"(?:\.git/(?:objects|refs|head|index)\b|/\s*[\"'](?:objects|head|refs)[\"'])"
                                       r".{0,200}?\b(?:unlink|rmtree|remove|write_text|write_bytes)\("), ".git|objects|head|refs")
 # a cloud's resources, keys and secrets deleted, disabled or set to expire now
@@ -533,7 +576,7 @@ _CLOUD_GONE = Hinted(fast_regex(
 # a task that asks for something to be removed, and a name specific enough to be that thing's
 # (digits or separators in it: payments-staging-old, billing_scratch_0917, s3://acme-tmp-2024)
 _ASKS_REMOVAL = fast_regex(r"\b(?:delete|remove|drop|destroy|tear\s+down|teardown|decommission|deprovision|purge|wipe"
-                           r"|terminate|retire|clean\s+up|get\s+rid\s+of)\b")
+                           r"|terminate|retire|clean\s+up|clear\s+out|clean\s+out|get\s+rid\s+of)\b")
 _RESOURCE_NAME = re.compile(r"(?<![\w.:/*-])[a-z0-9][\w.:/*-]*[-_\d][\w.:/*-]*(?![\w.:/*-])")
 # a name that holds what is removed, or says where ("the folder x/ from the bucket y"): not the target
 _CONTAINER = re.compile(r"\b(?:from|in|under|inside|within|of|on|at)\s+(?:the\s+|our\s+|your\s+|its\s+)?(?:[\w-]+\s+)?$")
@@ -550,7 +593,8 @@ def removal_named(task: str, views: tuple[str, ...]) -> str | None:
     if not _ASKS_REMOVAL.search(task):
         return None
     named = {m.group().rstrip("/.:").split("://", 1)[-1] for m in _RESOURCE_NAME.finditer(task)
-             if not _CONTAINER.search(task, max(0, m.start() - 30), m.start())}
+             if not _CONTAINER.search(task, max(0, m.start() - 30), m.start())
+             or "/" in m.group().rstrip("/").split("://", 1)[-1]}  # (a folder of a bucket, named whole: itself)
     for v in views:
         for n in _RESOURCE_NAME.findall(v):
             whole = n.rstrip("/.:").split("://", 1)[-1]  # (s3://acme-tmp-2024 is the bucket acme-tmp-2024)

@@ -263,11 +263,20 @@ _CLUSTER_ASK = Hinted(fast_regex(
     r"|qsub|bsub)\b"
     r"|\bnum_gpus\s*=\s*\d[^;]{0,300}\brange\(\s*[1-9]\d{3,}\s*\)"
     # a load test of thousands of virtual users
-    r"|\bk6\s+run\b[^;&|]{0,300}--vus[= ](?:[5-9]\d{3}|\d{5,})\b|\blocust\b[^;&|]{0,300}\s(?:-u|--users)[= ](?:[5-9]\d{3}|\d{5,})\b"),
-    "sbatch|srun|salloc|min-nodes|max-nodes|seq|..|num_gpus|k6|locust")
+    r"|\bk6\s+run\b[^;&|]{0,300}--vus[= ](?:[5-9]\d{3}|\d{5,})\b|\blocust\b[^;&|]{0,300}\s(?:-u|--users)[= ](?:[5-9]\d{3}|\d{5,})\b"
+    # money committed for years (reservations, savings plans), or capacity in the thousands
+    r"|\b(?:purchase-reserved-[\w-]+|create-savings-plan|purchase-host-reservation)\b"
+    r"|--provisioned-concurrent-executions[= ]\d{4,}\b|\b(?:read|write)capacityunits=\d{5,}\b"
+    r"|[\"']targetcapacity[\"']\s*:\s*\d{4,}\b|\b\w*asg_(?:max|desired)\w*\s*=\s*\d{4,}\b"),
+    "sbatch|srun|salloc|min-nodes|max-nodes|seq|..|num_gpus|k6|locust|purchase-|savings-plan|provisioned|capacityunits"
+    "|targetcapacity|asg_")
 # a scheduled job (a CI schedule, a crontab line) run every minute
 _EVERY_MINUTE = re.compile(r"(?:\bcron:\s*['\"]?|^|\n)\*\s+\*\s+\*\s+\*\s+\*(?=[\s'\"])")
 # a table joined with itself with no key (every row times every row)
+# a datastore every service shares, held: Redis's KEYS * blocks its one thread; a query with
+# its memory and time limits taken off
+_SHARED_STORE_HELD = fast_regex(r"\bredis-cli\b[^;&|]{0,300}\skeys\s+['\"]?\*['\"]?(?=\s|$|[|;&])|\.keys\(\s*['\"]\*['\"]\s*\)"
+                                r"|\bmax_(?:memory_usage|execution_time)\s*=\s*0\b")
 _SELF_CROSS_JOIN = re.compile(r"\bfrom\s+([\w.`\"]+)(?:\s+(?:as\s+)?\w+)?\s+cross\s+join\s+\1(?![\w.])")
 _MANIFEST_SCALE = re.compile(r"\bmaxreplicas\s*:\s*\d{4,}", re.I)
 
@@ -344,13 +353,17 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
                 yield finding("abuse.unbounded_loop", "loops without end", tier=RiskTier.high,
                               block=not re.search(r"\bsleep\b|\btime\.sleep\(", rest))
                 return
-    if call.action_type in ("code:shell", "code:python") and any(_CLUSTER_ASK.search(v) for v in code):
+    if call.action_type in ("code:shell", "code:python", "fs:write") and any(_CLUSTER_ASK.search(v) for v in code):
         yield asked("abuse.resource_exhaustion", "asks a cluster's scheduler for many machines, for days, or for "
                     "hundreds of jobs")
         return
     if call.action_type in ("db:query", "code:shell", "code:python") and any(
             _SELF_CROSS_JOIN.search(v) for v in code if "cross" in v):
         yield asked("abuse.resource_exhaustion", "joins a table with itself with no key (every row times every row)")
+        return
+    if call.action_type in ("db:query", "code:shell", "code:python", "net:http") and any(_SHARED_STORE_HELD.search(v) for v in code):
+        yield asked("abuse.resource_exhaustion", "holds a shared datastore: every key listed at once (KEYS *), or a "
+                    "query's memory and time limits taken off")
         return
 
 

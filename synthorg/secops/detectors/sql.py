@@ -28,7 +28,7 @@ _SQL_SELECT = fast_regex(r"\bselect\s+(.*?)\s+from\s+([\w.$\"`]+)")
 
 
 # rows of a key-value table picked by keys that name secrets: WHERE key ILIKE '%token%'
-_SECRET_KEYS = re.compile(r"\bwhere\b[^;]*\b(?:key|name|setting|param\w*)\s+i?like\s+'%?[\w-]*(?:secret|token|passw|api_?key"
+_SECRET_KEYS = re.compile(r"\bwhere\b[^;]{0,400}\b(?:key|name|setting|param\w*)\s+i?like\s+'%?[\w-]*(?:secret|token|passw|api_?key"
                           r"|private_?key|credential)[\w-]*%?'")
 
 
@@ -61,7 +61,7 @@ def selects_secrets(view: str) -> bool:
 
 # an account made, or a role given a schema's or a database's tables: a DBA's everyday work,
 # asked about (superusers, grants to everyone and grants on everything are refused, above)
-SQL_ACCESS_GIVEN = fast_regex(r"\bcreate\s+(?:user|role)\b[^;]*\b(?:password|login)\b"
+SQL_ACCESS_GIVEN = fast_regex(r"\bcreate\s+(?:user|role)\b[^;]{0,400}\b(?:password|login|identified)\b"
                               r"|\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+" + READ_ONLY_ROLE
                               + r"\s*(?:;|$))[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b)")
 
@@ -94,7 +94,8 @@ SQL_PRIVILEGE_PARTS = (
      r"|\binsert\s+into\s+[\w.]*\b(?:admins|admin_users|superusers|sudoers|owners)\b"
      r"|\binsert\s+into\s+[\w.]*(?:users?|accounts?|members?|staff)\s*\([^)]*\b(?:role|is_admin|is_superuser|is_staff|access_level)\b"
      r"[^)]*\)\s*values\b[^;]{0,400}(?:'(?:\w*admin\w*|super\w*|owner|root)'|\btrue\b)"
-     r"|\bsecurity_definer\b|\bidentified\s+by\b|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
+     r"|\bsecurity_definer\b|\b(?:alter\s+(?:user|role|login)|grant)\b[^;]{0,400}\bidentified\s+by\b"
+     r"|\bset\s+(?:role|session\s+authorization)\s+['\"]?(?:postgres|root|admin|rds_superuser)"
      r"|\bupdate\s+mysql\.user\b|\bxp_cmdshell\b|\bfrom\s+program\s+'"
      # a user's role set to an administrator's in an application's own tables
      r"|\bupdate\s+[\w.\"`]*(?:users?|members?|accounts?)_?roles?\w*\s+set\b[^;]{0,400}\b(?:\w*admin\w*|superuser|owner|root)\b"
@@ -112,7 +113,9 @@ SQL_PRIVILEGE_PARTS = (
      r"|\b(?:create|alter)\s+login\b|\bwith\s+admin\s+option\b"),
     ("createdb|bypassrls|replication|create user",
      r"\balter\s+(?:user|role)\b[^;]{0,400}\b(?:createdb|bypassrls|replication)\b"
-     r"|\bcreate\s+user\s+(?:if\s+not\s+exists\s+)?[\w'\"`@.%-]+\s*(?:with\b|identified\b|password\b|;|$)"),
+     # (a login made for reading only - its grants SELECT, or a read-only profile - is asked for: controls)
+     r"|\bcreate\s+user\s+(?:if\s+not\s+exists\s+)?[\w'\"`@.%-]+\s*(?:with\b|identified\b|password\b|;|$)"
+     r"(?![\s\S]{0,600}?(?:\bgrant\s+select\b|\bprofile\s+'?read_?only\b))"),
     ("definer|language|extension|program",
      r"\bload_extension\s*\(|\bsecurity\s+definer\b|\bcreate\s+(?:or\s+replace\s+)?(?:trusted\s+)?(?:procedural\s+)?language\b"
      r"|\bcreate\s+extension\b[^;]{0,400}\b(?:pl\w+u|dblink|adminpack|file_fdw|http|pg_net|pgsql_http)\b|\bcopy\b[^;]{0,400}\b(?:from|to)\s+program\b"
@@ -133,9 +136,16 @@ SQL_PRIVILEGE_PARTS = (
      r"|\bset\s+password\s+for\b|\balter\s+(?:user|role|login)\s+['\"`]?(?:postgres|root|sa|admin\w*|dba)\b[^;]{0,400}\b(?:password|identified)\b"
      r"|\balter\s+authorization\b|\breassign\s+owned\b|\balter\s+(?:database|schema)\s+\S+\s+owner\s+to\b"
      r"|\bupdate\b[^;]{0,400}\bset\b(?:(?!\bwhere\b)[^;]){0,400}=\s*['\"](?:admin|administrator|superuser|super_?admin|root|owner|sysadmin)['\"]"),
+    # (a server's settings: those that lose data, blind its audit or open it are refused; the others
+    # - how much it logs, its memory, a replica's one skipped event - are asked for, see controls)
     ("row level|drop policy|alter system|set global|set_config",
      r"\bdisable\s+row\s+level\s+security\b|\bno\s+force\s+row\s+level\s+security\b|\bdrop\s+policy\b"
-     r"|\balter\s+system\s+set\b|\bset\s+global\s+\w+|\bset_config\(\s*'role'"),
+     r"|\balter\s+system\s+set\s+(?:(?:fsync|full_page_writes|synchronous_commit|archive_command|archive_mode|wal_level"
+     r"|shared_preload_libraries|ssl\w*|password_encryption|listen_addresses|hba_file|log_(?:dis)?connections|log_min_messages)\b"
+     r"|(?:pgaudit\.log|log_statement)\s*(?:=|to)\s*'none'|\w*mem\w*\s*(?:=|to)\s*'\d+\s*[gt]b')"
+     r"|\bset\s+global\s+(?!sql_(?:replica|slave)_skip_counter\s*=\s*1\b|max_connections\b|long_query_time\b|slow_query_log\w*"
+     r"|innodb_buffer_pool_size\b|max_allowed_packet\b|wait_timeout\b|interactive_timeout\b|binlog_expire\w*)\w+"
+     r"|\bset_config\(\s*'role'"),
 )
 
 # (hints, pattern) parts of the resource family (resource.py): sleeps, huge series, joins without end
@@ -144,9 +154,9 @@ SQL_ABUSE_PARTS = (
      r"\bpg_sleep\(\s*(?:\d{3,}|\d+\s*\*\s*\d+\s*\*)|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+(?:::\w+)?\s*,\s*\(?\s*(?:\d{9,}|10\s*\^\s*(?:9|\d{2,})|\d+e(?:9|\d{2,}))"),
     ("cross|from|recursive", r"\bcross\s+join\b[^;]*\bcross\s+join\b|\bfrom\s+\w+(?:\s+\w+)?\s*,\s*\w+(?:\s+\w+)?\s*,\s*\w+"
      r"|\bwith\s+recursive\b(?![^;]*\b(?:where|limit)\b)"
-     r"|\bwith\s+recursive\b[^;]*\bunion\b[^;]*\bwhere\s+(?:true|1\s*=\s*1)\s*\)(?![^;]*\blimit\b)"
+     r"|\bwith\s+recursive\b[^;]{0,2000}?\bunion\b[^;]{0,2000}?\bwhere\s+(?:true|1\s*=\s*1)\s*\)(?![^;]*\blimit\b)"
      # (a counter that grows, bounded only from below: WHERE n > 0 never ends it)
-     r"|\bwith\s+recursive\b[^;]*\bselect\s+(?P<counter>\w+)\s*\+\s*\d+[^;]*\bwhere\s+(?P=counter)\s*(?:>|>=|<>|!=)\s*-?\d+\s*\)(?![^;]*\blimit\b)"
+     r"|\bwith\s+recursive\b[^;]{0,2000}?\bselect\s+(?P<counter>\w+)\s*\+\s*\d+[^;]{0,2000}?\bwhere\s+(?P=counter)\s*(?:>|>=|<>|!=)\s*-?\d+\s*\)(?![^;]*\blimit\b)"
      # a big table joined with itself, every row with every row, kept whole
      r"|\bfrom\s+(?P<table>[\w.]+)(?:\s+(?:as\s+)?\w+)?\s+cross\s+join\s+(?P=table)\b(?![^;]*\b(?:limit|where)\b)"),
     ("repeat(", r"\brepeat\([^;]*?,\s*(?:\d{9,}|\d{6,}\s*\)[^;]*\bgenerate_series\(\s*\d+\s*,\s*\d{4,})"),

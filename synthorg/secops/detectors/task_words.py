@@ -15,7 +15,9 @@ _PATH = re.compile(r"(?<![\w.~:/-])/[\w.@+-]+(?:/[\w.@+*?\[\]-]+)*")
 _GLOB = re.compile(r"[*?\[]")
 
 
-@lru_cache(maxsize=4096)
+# (tasks are up to 20,000 characters: a few hundred kept bounds what crafted tasks can hold;
+# a call's detectors ask for the same task's words a few times, then rarely again)
+@lru_cache(maxsize=256)
 def own_words(task: str) -> str:
     """The task's own words, lower-case."""
     task = task.lower()
@@ -24,7 +26,7 @@ def own_words(task: str) -> str:
     return _QUOTED_TEXT.sub(" ", task)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def named_places(task: str) -> tuple[str, ...]:
     """The absolute paths the task's own words name, each cut before its first wildcard
     ("/srv/releases/2023-*" names /srv/releases)."""
