@@ -13,6 +13,7 @@ import ast
 import base64
 import binascii
 import codecs
+import contextlib
 import fnmatch
 import itertools
 import re
@@ -281,6 +282,9 @@ _LAYOUT = str.maketrans("", "", "\n\t\r")
 
 
 def _printable(raw: bytes, shortest: int = 4) -> str | None:
+    if len(raw) >= 8 and len(raw) % 2 == 0 and raw[1::2].count(0) >= 0.9 * (len(raw) // 2):
+        with contextlib.suppress(UnicodeDecodeError):  # UTF-16LE: what PowerShell's -EncodedCommand carries
+            raw = raw.decode("utf-16-le").encode("utf-8")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

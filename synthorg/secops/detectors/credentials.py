@@ -27,7 +27,7 @@ SECRET_FILE = Hinted(fast_regex(
     r"|\bprivate[_-]?key\b|\.gnupg/|\.config/gcloud"
     r"|\.env(?<![\w.-]\.env)(?<!-e\s\.env)(?<!--exclude=\.env)(?:\.(?!example\b|sample\b|template\b|dist\b|defaults?\b)[\w-]+){0,2}(?![\w.\[(-])"
     r"|\.\w*_history\b|\b(?:prod|production|staging|live|secrets?)\.env\b|\.config/(?:google-chrome|chromium)/"
-    r"|\bwallet\.dat\b|(?<=[\w-])\.key(?![\w.-])(?<!\$\d\.key)(?<!\be\.key)(?<!\bev\.key)(?<!\bevt\.key)(?<!\bevent\.key)(?!\s*(?:[=!]==?|,|&&|\|\||\?))|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
+    r"|\bwallet\.dat\b|(?<=[\w-])\.key(?![\w.-])(?<!\$\d\.key)(?<!\beach\.key)(?<!\be\.key)(?<!\bev\.key)(?<!\bevt\.key)(?<!\bevent\.key)(?!\s*(?:[=!]==?|,|&&|\|\||\?))|/etc/ssl/private|\.config/gh/hosts\.ya?ml|\.azure/|application_default_credentials"
     r"|/etc/kubernetes/(?:admin|kubelet|controller-manager|scheduler)\.conf|\.terraform\.d/credentials|\.boto\b"
     r"|\.s3cfg\b|\.config/rclone/|\.password-store/|\.mozilla/[^ ]*logins\.json|/login data\b|\.local/share/keyrings"
     r"|windows/system32/config/(?:sam|system|security)\b|\bntds\.dit\b"
@@ -45,7 +45,7 @@ EVIDENCE = re.compile(r"/(?:evidence|forensics|artifacts|quarantine|samples|tria
 # commands whose output is a credential: they hand out tokens, keys or secret values
 # what the metadata service says about where a machine is, which holds no credential
 _METADATA_PLACE = re.compile(r"/(?:latest|[\d-]+)/meta-data/(?:placement/(?:availability-zone|region)|instance-(?:id|type)"
-                             r"|local-ipv4|hostname|ami-id)|/computemetadata/v1/instance/(?:zone|id|machine-type|hostname)")
+                             r"|local-ipv4|hostname|ami-id|iam/info)|/computemetadata/v1/instance/(?:zone|id|machine-type|hostname)")
 _METADATA_URL = re.compile(r"//(?:169\.254\.169\.254|metadata\.google\.internal|\[fd00:ec2::254\]|100\.100\.100\.200)"
                            r"(?::\d+)?(/[^\s\"'`;&|)]*)?")
 
@@ -53,7 +53,8 @@ _METADATA_URL = re.compile(r"//(?:169\.254\.169\.254|metadata\.google\.internal|
 def _only_placement(view: str) -> bool:
     """Every request to the metadata service asks only where the machine is."""
     paths = [m.group(1) or "/" for m in _METADATA_URL.finditer(view)]
-    return bool(paths) and all(_METADATA_PLACE.fullmatch(p.rstrip("/")) for p in paths)
+    asked = [p for p in paths if p.rstrip("/") != "/latest/api/token"]  # (IMDSv2's session token, to ask with)
+    return bool(asked) and all(_METADATA_PLACE.fullmatch(p.rstrip("/")) for p in asked)
 
 
 _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a credential

@@ -107,6 +107,7 @@ _DESTRUCTIVE = [
                 r"|\baws s3 (?:rm|rb)\b(?![^;&|]{0,300}s3://[^/\s]+/\S*(?:tmp|temp|scratch|cache|build)\S*/?\s)[^;&|]{0,300}--recursive|\baws s3 rb\b|\bterminate-instances\b|\bdelete-db-instance\b"
                 r"|\bhelm (?:uninstall|delete)\b|\bdocker (?:system prune\b[^;&|]{0,300}--volumes|volume prune|rm -f \$\(docker ps(?![^)]*--filter))"
                 r"|\bgcloud [\w ]*delete\b[^;&|]{0,300}--quiet|\baz group delete\b|\bpulumi\s+(?:destroy|stack\s+rm)\b"
+                r"|\bldapdelete\b[^;&|]{0,300}\s-\w*r\b"
                 r"|\bgsutil\b[^;&|]{0,300}\b(?:rm\b[^;&|]{0,300}\s-\w*r|rb\b)|\bgcloud storage (?:rm\b[^;&|]{0,300}--recursive|buckets delete)"
                 r"|\baz storage (?:blob delete-batch|container delete|account delete)\b|\brclone (?:purge|delete)\b"
                 r"|\bs3cmd (?:rb|del\b[^;&|]{0,300}(?:-r\b|--recursive))|\.objects\.all\(\)\.delete\(\)|\.delete_bucket\("
@@ -123,7 +124,7 @@ _DESTRUCTIVE = [
                 # a delete run for each of hundreds of numbered ids
                 r"|\bfor\s+\w+\s+in\s+(?:\$\(\s*seq\s+(?:\d+\s+)?\d{3,}\s*\)|\{\d+\.\.\d{3,}\})\s*;\s*do\b[^;]*\b(?:delete|rm|remove|destroy|drop|purge)\b"
                 r"|\bfor\s+\w+\s+in\s+\$\(\s*curl\b[^)]*\)\s*;\s*do\b[^;]*\bcurl\b[^;]*-x\s*delete\b"), "terraform|kubectl|aws |terminate-instances|helm|docker|gcloud|az |gsutil|rclone|s3cmd|.objects|.delete_|"
-      ".object_versions|bq|.rm(|delete|argocd|pulumi"),
+      ".object_versions|bq|.rm(|delete|argocd|pulumi|ldapdelete"),
      "infrastructure_teardown", "tears down infrastructure"),
     # what others depend on, gone for good: a published package, a repository, an app's signing
     # certificates, a production app's database or hosting, every tag of a remote
@@ -140,7 +141,7 @@ _DESTRUCTIVE = [
     (Hinted(fast_regex(r"\b(aws|gcloud|gsutil|az|doctl|helm)\b[^;&|]*\b(?:ls|list)\b[^;&]*\|\s*xargs\b[^;&|]*\b\1\b[^;&|]*"
                        r"\b(?:rb|rm|delete|remove|destroy|terminate|uninstall)\b"), "xargs"),
      "infrastructure_teardown", "deletes every item a cloud's listing gives"),
-    (Hinted(fast_regex(r"\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
+    (Hinted(fast_regex(r"\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))(?![-_])|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
                 r"|\bvssadmin\b[^;&|]*\bdelete\s+shadows\b|\bwbadmin\b[^;&|]*\bdelete\s+(?:catalog|systemstatebackup|backup)\b"
                 # (a backup repository's snapshots forgotten with no policy of what to keep, every one listed)
                 r"|\b(?:restic|borg)\b[^;&|]*\b(?:forget|delete|prune)\b(?![^;&|]*--keep-)[^;&|]*\$\("
@@ -168,9 +169,11 @@ _RECORD_ERASED = Hinted(fast_regex(
     # a cloud's audit trail switched off or deleted, a log sink removed
     r"|\bcloudtrail\s+(?:stop-logging|delete-trail)\b|\bguardduty\s+delete-detector\b|\bconfigservice\s+stop-configuration-recorder\b"
     r"|\blogging\s+sinks\s+delete\b|\bdiagnostic-settings\s+delete\b|\bsystemctl\s+(?:stop|disable|mask)\s+auditd\b"
-    r"|\bwevtutil\s+(?:cl|clear-log)\b|\bclear-eventlog\b"), (
+    r"|\bwevtutil\s+(?:cl|clear-log)\b|\bclear-eventlog\b"
+    r"|\bdelete\s+from\s+[\w\"`.]*(?:okta|auth|login|signin|sign_in|admin|access|security)_?events?\b"), (
     "audit|security_log|security_event|access_log|login_history|/var/log|histfile|history -c|journalctl|"
-    "general_log|transcript|.agent/|cloudtrail|guardduty|configservice|sinks|diagnostic-settings|wevtutil|clear-eventlog"))
+    "general_log|transcript|.agent/|cloudtrail|guardduty|configservice|sinks|diagnostic-settings|wevtutil|clear-eventlog"
+    "|_event|event"))
 # stopping a service or killing processes by name: a whole service down, not one's own process
 _OWN_USER = r"\s-u\s*[\"']?(?:\$\(\s*(?:id -u|whoami)\s*\)|`(?:id -u|whoami)`|\$user\b|\$\{user\}|\$uid\b)"
 _SERVICE_DOWN = Hinted(fast_regex(
@@ -576,7 +579,7 @@ _CLOUD_GONE = Hinted(fast_regex(
 # a task that asks for something to be removed, and a name specific enough to be that thing's
 # (digits or separators in it: payments-staging-old, billing_scratch_0917, s3://acme-tmp-2024)
 _ASKS_REMOVAL = fast_regex(r"\b(?:delete|remove|drop|destroy|tear\s+down|teardown|decommission|deprovision|purge|wipe"
-                           r"|terminate|retire|clean\s+up|clear\s+out|clean\s+out|get\s+rid\s+of)\b")
+                           r"|terminate|retire|clean\s+up|clear\s+out|clean\s+out|get\s+rid\s+of|schedule\s+deletion)\b")
 _RESOURCE_NAME = re.compile(r"(?<![\w.:/*-])[a-z0-9][\w.:/*-]*[-_\d][\w.:/*-]*(?![\w.:/*-])")
 # a name that holds what is removed, or says where ("the folder x/ from the bucket y"): not the target
 _CONTAINER = re.compile(r"\b(?:from|in|under|inside|within|of|on|at)\s+(?:the\s+|our\s+|your\s+|its\s+)?(?:[\w-]+\s+)?$")

@@ -450,9 +450,9 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if call.action_type in MESSAGE_ACTIONS or (call.action_type == "fs:write"
                                                and _PROSE.search(call.text("path"))):
         pass  # (prose: detectors.relayed_command_findings reads what a message asks to be run)
-    elif any(_FETCH_EXEC.search(v) for v in views) or (any(
+    elif call.action_type != "db:query" and (any(_FETCH_EXEC.search(v) for v in views) or (any(  # (SQL's 'curl|x': text)
             "curl" in v or "wget" in v for v in views) and any(
-            _fetched_then_run(v, internal) for v in views)):
+            _fetched_then_run(v, internal) for v in views))):
         yield finding("exfiltration.remote_code", "runs code fetched from the network")
         return
     if call.action_type == "db:query" and any(_SQL_SENDS.search(v) for v in views):

@@ -101,6 +101,14 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
                               tier=RiskTier.high)
         elif place == "sensitive" and call.own_folder(path):
             pass  # the agent's own folder on a shared mount
+        elif place == "sensitive" and _BACKUPS.match(path) and call.action_type == "code:shell" and (
+                (not written and not changes_files()) or (written and (
+                    (any(_TAKES_BACKUP.search(v) for v in code) and not any(_REMOVES.search(v) for v in code))
+                    or any(_PRUNED_PAST_AN_AGE.search(v) for v in code)))):
+            # the company's backups: looked at or read, taken or copied into a new name, or pruned
+            # past an age a person set; removed or overwritten otherwise, refused below
+            yield asked("path.write_outside_workspace" if written else "path.read_outside_workspace",
+                        f"{'adds to or prunes' if written else 'reads'} the company's backups: {path}")
         elif place == "sensitive":
             if written and admin_changes(path) and _edits(call, code):
                 yield finding("path.write_outside_workspace", f"changes a service's configuration outside the "
@@ -128,9 +136,12 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
         if path == resolve(".", call.workspace) and (call.action_type == "fs:delete" or (
                 written and raw.startswith("/") and any(_BULK_DELETE.search(v) for v in code))):
             yield finding("destructive.delete_workspace", "deletes the whole workspace")
-        if written and path.endswith((".tfstate", ".tfstate.backup")):
+        if written and path.endswith((".tfstate", ".tfstate.backup")) and "/.terraform/" not in path:
+            # (.terraform/terraform.tfstate only says where the state is kept; a backup copy in
+            # the workspace is the agent's, asked for)
             yield finding("destructive.state_deleted", "deletes or overwrites infrastructure state "
-                          f"(terraform): {path}")
+                          f"(terraform): {path}", block=not (place == "workspace" and path.endswith(".backup")),
+                          tier=RiskTier.high)
         if call.action_type == "fs:delete" and (path == resolve(".git", call.workspace) or _GIT_INTERNALS.search(path)) \
                 and not path.endswith(".lock"):  # (a stale lock left by a git that died is git's to remove)
             yield finding("destructive.history_deleted", "deletes the repository's history (.git)")
@@ -200,6 +211,11 @@ _SHARED_MOUNT = re.compile(r"^/(?:mnt|srv|data|nfs|volumes|export)/(?:[\w.-]+/)?
 # the Docker engine's API asked for lists (containers, images), its version or health: reads
 _DOCKER_API_LISTS = fast_regex(r"--unix-socket\s+\S*docker\.sock\s+(?:-[a-z]+\s+){0,4}[\"']?http://[\w.]+(?::\d+)?/"
                                r"(?:v[\d.]+/)?(?:(?:containers|images|networks|volumes)/json|info|version|_ping)\b")
+# where a machine keeps backups; a removal that keeps what is newer than an age (find -mtime +35)
+_BACKUPS = re.compile(r"/(?:srv/|var/|mnt/|data/)?backups?(?:/|$)")
+_PRUNED_PAST_AN_AGE = fast_regex(r"\bfind\s+\S+\s+(?:-\w+\s+\S+\s+){0,4}-mtime\s+\+(?:[7-9]|\d{2,})\s+(?:-print\s+)?-delete\b")
+_TAKES_BACKUP = fast_regex(r"\b(?:pg_basebackup|pg_dump|mysqldump|mongodump|pgbackrest|restic|borg|rsync|gpg)\b"
+                           r"|\bgit\s+clone\s+--mirror\b|\$\(date\b")
 # people's own folders: even their names and sizes are theirs
 _PRIVATE_TOP = re.compile(r"/(?:root|home|workspace)(?:/|$)")
 _BULK_DELETE = fast_regex(r"\brm\s+-[a-z]*r|\brmtree\b|\bfind\b[^;&|]*-delete|\bfind\b[^;&|]*-exec\s+rm|\bpush\b[^;&|]*--force"
