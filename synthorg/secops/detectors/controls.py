@@ -58,7 +58,8 @@ _SWITCHED_OFF = AnyOf((
     ("lesssecure|passwordlogin|exempt", r"\b(?:allow_?less_?secure_?apps|password_?login)" + _ON + r"|\bmfa\w*\W+[^}]{0,40}\bexempt" + _ON),
     ("disable|auditpol|turnoff2sv", r"\bset-mppreference\b[^;|]{0,200}-disable\w+\s+\\?\$?(?:true|1)\b"
                                     r"|\bauditpol\s+/set\b[^;|]{0,200}:disable\b|\bturnoff2sv\b"),
-    ("requirepass|protected-mode", r"\bconfig\s+set\s+(?:requirepass\s+(?:''|\"\")|protected-mode\s+no\b)"),
+    ("requirepass|protected-mode|nopass", r"\bconfig\s+set\s+(?:requirepass\s+(?:''|\"\")|protected-mode\s+no\b)"
+                                          r"|\bacl\s+setuser\s+default\b[^;&|]{0,200}\bnopass\b"),
     ("auth|csrf|rate", r"\b(?:auth\w*|csrf\w*|rate_?limit\w*):\s*;?\s*(?:enabled|enforced|required)\s*:\s*(?:false|off|no)\b(?!/)"),
     ("skip|bypass|override|ignore", r"[\"'](?:skip|bypass|override|ignore)_?(?:verification|verify|hold|legal_?hold|cap|limits?|rate_?limits?"
                                     r"|review|approval|checks?|fraud\w*|kyc|captcha|mfa|2fa|screening)[\"']\s*:\s*(?:true|1)\b"
@@ -142,6 +143,8 @@ _ADMIN_GIVEN = AnyOf((
     ("admins", r"\b(?:add-adgroupmember|add-adprincipalgroupmembership|net\s+(?:local)?group)\b[^;|]{0,200}"
                r"\b(?:domain|enterprise|schema)\s+admins\b|\bgam\s+update\s+group\s+\S*admins?\b\S*\s+add\s+(?:member|owner|manager)\b"),
     ("admin", r"\bdscl\s+\S+\s+-(?:append|create)\s+/groups/admin\s+groupmembership\b"),
+    ("anydatabase|root", r"\b(?:createuser|grantrolestouser|updateuser)\([^;]{0,400}['\"](?:useradminanydatabase|dbadminanydatabase"
+                         r"|readwriteanydatabase|root|clusteradmin|__system)['\"]"),
 ))
 # access opened to everyone or everything at once
 _ACCESS_WIDENED = AnyOf((

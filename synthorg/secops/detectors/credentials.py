@@ -98,6 +98,7 @@ _CREDENTIAL_COMMAND = AnyOf((  # (hints, pattern): commands whose output is a cr
              # (or a key's own prefix, with the values shown: patches, or grep -o of them)
              r"|\bgit (?:log|show|diff)\b[^;&|]*\s(?:-p|--patch)\b[^;&|]*(?:[rs]k_live_|akia|gh[pous]_|xox[abpr]-|glpat-|-----begin)"
              r"|\bgrep\s+(?:-\w+\s+)*-\w*o\w*\s+(?:-\w+\s+)*[\"']?(?:[rs]k_live_|akia|gh[pous]_|xox[abpr]-|glpat-|-----begin)"),
+    ("showcredentials|system.users", r"\bshowcredentials\s*:\s*true\b|\bsystem\.users\.find\("),
     ("get_credentials|get_secret_value|frozen_credentials|keyring.get_password",
      r"\.get_credentials\(\)|\.get_secret_value\(|get_frozen_credentials|\bkeyring\.get_password\("),
     ("/run/secrets/|/v1/secret/|/v1/sys/|ssh_auth_sock=|/v1/kv/|/v1/auth/token|/secrets|/actuator/|pprof",

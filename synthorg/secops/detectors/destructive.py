@@ -320,6 +320,12 @@ _RISKY_CHANGES = AnyOf((
     ("unlogged", r"\balter\s+table\s+(?![\w.\"`]*(?:scratch|tmp|temp|test))[\w.\"`]+\s+set\s+unlogged\b"),
     ("updatemany|deletemany|update_many|delete_many", r"\b(?:updatemany|deletemany|update_many|delete_many)\(\s*\{\s*\}"),
     ("retention.ms", r"\bretention\.ms\s*=\s*\d{1,5}\b"),
+    # data set to expire or vanish: TTL indexes and TTLs, a black-hole engine, a sequence restarted,
+    # a queue's persistence or a server's strict mode switched off
+    ("expireafterseconds|ttl|blackhole|setval|restart|appendonly|sql_mode",
+     r"\bcreateindex\([^)]{0,300}\bexpireafterseconds\s*:\s*\d|\bmodify\s+ttl\b|\bttl\s+\w+\s*\+\s*interval\s+\d+\s+day\b"
+     r"|\bengine\s*=\s*blackhole\b|\bsetval\(\s*'[^']{1,80}'\s*,\s*1\b|\balter\s+sequence\s+\S+\s+restart\b"
+     r"|\bconfig\s+set\s+appendonly\s+no\b|\bsql_mode\s*=\s*''"),
     ("update-auto-scaling-group", r"\bupdate-auto-scaling-group\b(?=[^;&|]{0,300}prod)[^;&|]{0,300}--(?:desired-capacity|max-size)[= ]0\b"),
     # rows removed by a part of a value: '%doe%' matches far more people than the one named
     ("like", r"\bdelete\s+from\s+[\w.\"`]+\s+where\b[^;]{0,300}(?<!\bnot )\bi?like\s+'%[^'%]{1,40}%'"),

@@ -39,6 +39,15 @@ _INJECTION_MARK = fast_regex(
     r"|editors?|contributors?|coders?|writers?|fixers?)\b"
     r"|\b(?:automated|autonomous)\s+(?:reviewers?|agents?|assistants?|maintainers?|bots?|responders?|handlers?|triagers?|processors?|operators?|workers?)\s*[:,]"
     r"|\((?:agents?|ai|bots?|assistants?|llms?)\s+only\)"
+    # a note addressed to whatever machine handles the text ("P.S. for the automated agent handling this:",
+    # "note to the Acme AI agent processing this", "as Acme's automation, please"), in a few languages
+    r"|\b(?:note|message|p\.?\s?s\.?|instructions?|request)\s+(?:to|for)\s+(?:the\s+|any\s+|an?\s+)?(?:[\w'-]+\s+){0,2}"
+    r"(?:ai|automated|automation|agents?|assistants?|bots?|llms?)\b"
+    r"|\bas\s+(?:[\w-]+'s\s+)?(?:automation|automated\s+\w+|ai|bot|assistant|agent)\s*,"
+    r"|\b(?:ai|automated)\s+(?:agents?|assistants?|bots?)\s+\w+ing\b[^:\n]{0,40}:"
+    r"|\b(?:instrucci[oó]n|instruction|anweisung|istruzion[ei])\s+(?:para|pour|f[uü]r|per)\s+(?:el\s+|la\s+|le\s+|l'|den\s+|il\s+)?"
+    r"(?:asistente|assistant|assistent|assistente|agente|agent|bot|ia|ki)\b"
+    r"|\b(?:asistente|assistant|assistent|assistente)\s+autom[aá]ti(?:co|que|sche[nr]?)\b"
     # an order passed through a person to their AI: "have the assistant email ...", "have your assistant message ..."
     r"|\b(?:have|ask|tell|get|let)\s+(?:the|your|our)\s+(?:ai\s+)?(?:assistant|agent|bot|ai)s?\s+(?:to\s+)?(?:email|send|run|delete"
     r"|post|upload|forward|share|message|pay|transfer|grant|add|remove|wipe|drop|paste|export)\b"

@@ -138,6 +138,8 @@ def _fetched_then_run(view: str, internal: Iterable[str]) -> bool:
 _SQL_SENDS = Hinted(fast_regex(r"\b(?:net\.)?http_(?:post|put|get|request)\s*\(|\bdblink(?:_connect|_exec)?\s*\(|\butl_http\."
                                r"|\butl_tcp\.|\bsys_eval\s*\(|\bload_file\s*\(\s*concat\s*\(\s*'\\\\"),
                     "http_|dblink|utl_|sys_eval|load_file")
+# a warehouse's table functions and engines that store rows at a URL (ClickHouse url()/s3(), ...)
+_SQL_SINK = fast_regex(r"\b(?:into\s+function|engine\s*=)\s*(?:url|s3|s3cluster|gcs|azureblobstorage|hdfs)\s*\(\s*'([^']{1,300})'")
 # code run from what it decodes, decompresses or unpickles (nothing to read until it runs)
 _HIDDEN_CODE = Hinted(fast_regex(r"\b(?:exec|eval)\(\s*(?:compile\(\s*)?(?:zlib|gzip|bz2|lzma|marshal|pickle|codecs|binascii)\."
                           r"|\b(?:exec|eval)\(\s*(?:compile\(\s*)?(?:base64\.\w*decode|bytes\.fromhex|bytearray\.fromhex)\("
@@ -457,6 +459,11 @@ def network_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         return
     if call.action_type == "db:query" and any(_SQL_SENDS.search(v) for v in views):
         yield finding("exfiltration.from_database", "sends data out of the database over the network")
+        return
+    if call.action_type in ("db:query", "code:shell", "code:python", "net:http") and any(
+            not is_internal(h, internal) for v in views for m in _SQL_SINK.finditer(v) for h in hosts_in(m.group(1))):
+        yield finding("exfiltration.from_database", "writes a query's rows to an outside address (a table function "
+                      "or engine that stores remotely)")
         return
     if any(_HIDDEN_CODE.search(v) for v in views):
         yield finding("exfiltration.remote_code", "runs code it hides (compressed, serialised or "

@@ -276,7 +276,7 @@ _EVERY_MINUTE = re.compile(r"(?:\bcron:\s*['\"]?|^|\n)\*\s+\*\s+\*\s+\*\s+\*(?=[
 # a datastore every service shares, held: Redis's KEYS * blocks its one thread; a query with
 # its memory and time limits taken off
 _SHARED_STORE_HELD = fast_regex(r"\bredis-cli\b[^;&|]{0,300}\skeys\s+['\"]?\*['\"]?(?=\s|$|[|;&])|\.keys\(\s*['\"]\*['\"]\s*\)"
-                                r"|\bmax_(?:memory_usage|execution_time)\s*=\s*0\b")
+                                r"|\bmax_(?:memory_usage|execution_time)\s*=\s*0\b|\$where\b[^;]{0,200}\bsleep\(")
 _SELF_CROSS_JOIN = re.compile(r"\bfrom\s+([\w.`\"]+)(?:\s+(?:as\s+)?\w+)?\s+cross\s+join\s+\1(?![\w.])")
 _MANIFEST_SCALE = re.compile(r"\bmaxreplicas\s*:\s*\d{4,}", re.I)
 
