@@ -66,6 +66,9 @@ _SWITCHED_OFF = AnyOf((
                                     r"|[\"'](?:rate_?limit|verification|fraud_?checks?|kyc|captcha)_(?:bypass|skip|override)[\"']\s*:\s*(?:true|1)\b"),
     ("fraud|velocity", r"\b\w*(?:fraud|velocity)\w*(?:enforce|checks?|enabled|screening)\w*" + _OFF),
     ("suspend", r"\bpatch\s+cronjob\s+\S*(?:gdpr|erasure|dsr|retention|backup|audit|consent|deletion)\S*[^;&|]{0,200}suspend\W+true\b"),
+    ("http-tokens|http_tokens|oslogin", r"--http-tokens[= ]optional\b|\bhttp_tokens\s*=\s*[\"']optional[\"']"
+                                        r"|\benable-oslogin\W{1,3}false\b"),
+    ("no-verify", r"\bgit\s+commit\b[^;&|]{0,200}--no-verify\b"),
     ("auth-type", r"--auth-type[= ]none\b|[\"']authtype[\"']\s*:\s*[\"']none[\"']"),
     ("//|#", r"(?://|#)\s*(?:if\s*\(?\s*!?\s*)?(?:await\s+)?\w*(?:verify|validate|check)\w*(?:signature|sig|token|auth|hmac|csrf)\w*\s*\("),
     ("validation|global_service|multi_region", r"\b(?:enable_log_file_validation|include_global_service_events|is_multi_region_trail"
@@ -143,6 +146,9 @@ _ADMIN_GIVEN = AnyOf((
     ("admins", r"\b(?:add-adgroupmember|add-adprincipalgroupmembership|net\s+(?:local)?group)\b[^;|]{0,200}"
                r"\b(?:domain|enterprise|schema)\s+admins\b|\bgam\s+update\s+group\s+\S*admins?\b\S*\s+add\s+(?:member|owner|manager)\b"),
     ("admin", r"\bdscl\s+\S+\s+-(?:append|create)\s+/groups/admin\s+groupmembership\b"),
+    # a login's own policies or an API key's scopes widened to everything
+    ("policies|scopes", r"\bvault\s+write\s+auth/\S+\s+[^;&|]{0,200}\b(?:token_)?policies=[^\s;&|]*admin"
+                        r"|[\"']scopes[\"']\s*:\s*\[\s*[\"'](?:\*|all|admin)[\"']"),
     ("anydatabase|root", r"\b(?:createuser|grantrolestouser|updateuser)\([^;]{0,400}['\"](?:useradminanydatabase|dbadminanydatabase"
                          r"|readwriteanydatabase|root|clusteradmin|__system)['\"]"),
 ))
@@ -152,7 +158,7 @@ _ACCESS_WIDENED = AnyOf((
     ("using", r"\bcreate\s+policy\b[^;]{0,300}\busing\s*\(\s*true\s*\)"),
     # IAM's own powers (or every action) over every resource: a way to any role
     ("iam:|sts:|action", r"\bactions?[\"']?\s*[:=]\s*\[?[^\]}]{0,300}[\"'](?:iam:\*|iam:passrole|sts:\*|\*)[\"'][^\]}]{0,40}\]?"
-                         r"\s*,?\s*[\"']?resources?[\"']?\s*[:=]\s*\[?\s*[\"']\*[\"']"),
+                         r"[\s;,]{0,12}[\"']?resources?[\"']?\s*[:=]\s*\[?\s*[\"']\*[\"']"),
     # (every table of a schema: written to, or read where it holds people's pay and records)
     ("all tables in schema", r"\bgrant\s+(?:all\b|[\w, ]{0,60}\b(?:insert|update|delete|truncate)\b)[\w, ]{0,60}\s+on\s+all\s+tables\s+in\s+schema\b"
                              r"|\bgrant\s+[\w, ]{1,80}\s+on\s+all\s+tables\s+in\s+schema\s+[\"`]?(?:hr|payroll|finance|billing|pii|private"
@@ -164,6 +170,8 @@ _ACCOUNT_SIGN_IN = fast_regex(r"/users/[^/?\s]+/(?:lifecycle/(?:reset_factors|un
                               r"|apitokens\b|api_tokens\b|delegates\b)")
 _RESET_ELSEWHERE = Hinted(fast_regex(r"/lifecycle/reset_password\b.*(?:deliverto|email_?override|send_?to)"),
                           "reset_password")
+_PROD_DATA_COPIED = fast_regex(r"\b(?:pg_dump|mysqldump|mongodump)\b[^|;&]{0,300}\|\s*(?:pg_restore|psql|mysql|mongorestore)\b"
+                               r"[^;&|]{0,300}\b[\w.-]*(?:staging|stg|dev|qa|test)\b")
 # an account's login, factors or verification set directly, or a login minted for it
 _LOGIN_CHANGED = AnyOf((
     # (a login given a new value, not erased: NULL, 'erased+...@invalid' or lower(email) give no one access)
@@ -215,13 +223,14 @@ _UNTRUSTED_WITH_SECRETS = Hinted(fast_regex(r"\bpull_request_target\b[\s\S]{0,20
                                  "pull_request_target")
 _WRITE_KEY = Hinted(fast_regex(r"[\"']read_only[\"']\s*:\s*false\b"), "read_only")
 # backups made short-lived or pruned down to the last one or none
-_BACKUP_WORD = fast_regex(r"backup|snapshot|vault|retention|restic|borg|zfs|archive|versioning")
+_BACKUP_WORD = fast_regex(r"backup|snapshot|vault|retention|restic|borg|zfs|archive|versioning|deletion-protection|countnumber")
 _BACKUPS_CUT = AnyOf((
     ("retention|duration|deleteafter|expire", r"[\"']?(?:\w*retention\w*|duration_days|deleteafterdays|expire\w*_?days)[\"']?\s*[:=]\s*[\"']?[0-7]\b"),
     ("keep", r"[\"']?keep_?\w*[\"']?\s*[:=]\s*[\"']?[0-1]\b|--keep-(?:last|daily|within)[ =]['\"]?[01]\b"),
     ("zfs destroy", r"\bzfs\s+destroy\s+-\w*r\w*\b"),
     ("borg delete", r"\bborg\s+delete\b"),
-    ("backup-retention-period", r"--backup-retention-period[= ]0\b"),
+    ("backup-retention-period", r"--backup-retention-period[= ][01]\b|--no-deletion-protection\b"
+                                r"|[\"']countnumber[\"']\s*:\s*1\b"),
     ("suspended", r"--versioning-configuration\s+['\"]?status=suspended\b"),
     ("put-retention-policy", r"\bput-retention-policy\b[^;&|]{0,200}(?:cloudtrail|audit|security|guardduty)[^;&|]{0,200}"
                              r"--retention-in-days[= ][1-7]\b"),
@@ -490,6 +499,10 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         yield asked("controls.safety_reversed", "reverses a safety or fraud decision (a ban lifted, content restored, "
                     "a block removed) or exempts someone from a check")
         return
+    if call.action_type == "code:shell" and _PROD_DATA_COPIED.search(text):
+        yield asked("privacy.production_data_copied", "copies a database's data into a staging, dev or test one "
+                    "(unmasked, where more people and tools read it)")
+        return
     if _MADE_PUBLIC.search(text):
         yield asked("controls.made_public", "shares data with anyone (a public link, bucket or group)")
         return
@@ -499,7 +512,8 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if _UNTRUSTED_WITH_SECRETS.search(text):
         yield asked("controls.untrusted_code_run", "runs code from anyone's pull request with the repository's secrets")
         return
-    if call.action_type == "net:http" and "/keys" in url and _WRITE_KEY.search(text):
+    if (call.action_type == "net:http" and "/keys" in url and _WRITE_KEY.search(text)) or (
+            "deploy-key" in text and "--allow-write" in text):
         yield asked("controls.write_key_added", "adds a key that may push to a repository")
         return
     if _FIREWALL_OPEN.search(text):

@@ -326,6 +326,14 @@ _RISKY_CHANGES = AnyOf((
      r"\bcreateindex\([^)]{0,300}\bexpireafterseconds\s*:\s*\d|\bmodify\s+ttl\b|\bttl\s+\w+\s*\+\s*interval\s+\d+\s+day\b"
      r"|\bengine\s*=\s*blackhole\b|\bsetval\(\s*'[^']{1,80}'\s*,\s*1\b|\balter\s+sequence\s+\S+\s+restart\b"
      r"|\bconfig\s+set\s+appendonly\s+no\b|\bsql_mode\s*=\s*''"),
+    # an operator's resource whose deletion deletes the data (a Kafka topic), objects expiring within
+    # days, DNS records that carry a domain's mail or delegation, an account taken out of its organisation
+    ("kafkatopic|expiration|mx|ns|remove-account", r"\bkubectl\b[^;&|]{0,300}\bdelete\s+(?:kafkatopics?|kt)\b"
+     r"|[\"']expiration[\"']\s*:\s*\{\s*[\"']days[\"']\s*:\s*[1-7]\b"
+     r"|[\"']action[\"']\s*:\s*[\"']delete[\"'][^}]{0,300}[\"']type[\"']\s*:\s*[\"'](?:mx|ns|soa)[\"']"
+     r"|\bremove-account-from-organization\b"),
+    # production, when a variable is unset
+    ("prod", r"\$\{\w+:-prod(?:uction)?\}"),
     ("update-auto-scaling-group", r"\bupdate-auto-scaling-group\b(?=[^;&|]{0,300}prod)[^;&|]{0,300}--(?:desired-capacity|max-size)[= ]0\b"),
     # rows removed by a part of a value: '%doe%' matches far more people than the one named
     ("like", r"\bdelete\s+from\s+[\w.\"`]+\s+where\b[^;]{0,300}(?<!\bnot )\bi?like\s+'%[^'%]{1,40}%'"),
@@ -560,7 +568,9 @@ _RECORDS_REWRITTEN = Hinted(fast_regex(
     # (a balance or a credit raised by a sum: money made out of nothing)
     r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(\w*(?:balance|credit)\w*)\s*=\s*\1\s*\+\s*\d"
     r"|\binsert\s+into\s+[\w\"`.]*(?:refund|payout|payment|transfer|wire|invoice|expense|reimbursement|payroll\w*|bonus"
-    r"|commission|timesheet|adjustment)\w*"  # (expense_claims too)
+    r"|commission|timesheet|adjustment|coupon|voucher|gift_?card|store_?credit)\w*"  # (expense_claims too)
+    # (orders marked paid, captured or settled by hand, not by the payment provider)
+    r"|\bupdate\s+[\w\"`.]*orders?\s+set\s+[^;]{0,200}\b(?:payment_)?status\s*=\s*'(?:paid|captured|settled)'"
     r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(?:price\w*|discount\w*|credit\w*|balance|iban|bank_account)\s*="), "update|insert")
 # an UPDATE that sets money to a constant for every row a loose WHERE finds (not one row's id)
 _MONEY_ZEROED = fast_regex(r"\bupdate\s+[\w\"`.]+\s+set\s+[^;]{0,400}?\b\w*(?:amount|balance|price|total|credit|salary|fee|cents)"

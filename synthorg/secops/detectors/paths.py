@@ -149,7 +149,7 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             bulk = call.action_type != "fs:write" and any(_BULK_DELETE.search(v) for v in code)
             yield finding("destructive.shared_files", f"deletes or overwrites the company's shared "
                           f"files: {path}", block=bulk, tier=RiskTier.high)
-        if written and _GOVERNANCE.search(path.lower()):
+        if written and (_GOVERNANCE.search(path.lower()) or (call.action_type == "fs:delete" and _GUARD_FILES.search(path.lower()))):
             yield finding("privilege.governance_removed", f"removes a review or security control: "
                           f"{path}", block=False, tier=RiskTier.high)
     if call.action_type == "code:shell" and any(_GOVERNANCE_EDIT.search(v) for v in code):
@@ -220,6 +220,10 @@ _TAKES_BACKUP = fast_regex(r"\b(?:pg_basebackup|pg_dump|mysqldump|mongodump|pgba
 _PRIVATE_TOP = re.compile(r"/(?:root|home|workspace)(?:/|$)")
 _BULK_DELETE = fast_regex(r"\brm\s+-[a-z]*r|\brmtree\b|\bfind\b[^;&|]*-delete|\bfind\b[^;&|]*-exec\s+rm|\bpush\b[^;&|]*--force"
                           r"|\.iloc\[0:0\]|\btruncate\b")
+# files whose removal removes a check or a guard: a repository's commit hooks, the code that keeps
+# a cloud's threat detection and audit trail (the next apply destroys what it no longer declares)
+_GUARD_FILES = fast_regex(r"/\.git/hooks/pre-(?:commit|push)$|(?:^|/)[\w-]*(?:guardduty|cloudtrail|org_trail|securityhub"
+                          r"|security_hub|config_recorder)[\w-]*\.tf$")
 # the files that make changes reviewed and scanned
 _GOVERNANCE = fast_regex(r"(?:^|/)(?:codeowners|security\.md|\.gitleaks\.toml|\.pre-commit-config\.ya?ml|\.snyk"
                          r"|dependabot\.ya?ml)$|/\.github/workflows/[\w.-]*(?:secur|scan|codeql|audit|sast|trivy|gitleaks"

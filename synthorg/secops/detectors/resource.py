@@ -267,9 +267,11 @@ _CLUSTER_ASK = Hinted(fast_regex(
     # money committed for years (reservations, savings plans), or capacity in the thousands
     r"|\b(?:purchase-reserved-[\w-]+|create-savings-plan|purchase-host-reservation)\b"
     r"|--provisioned-concurrent-executions[= ]\d{4,}\b|\b(?:read|write)capacityunits=\d{5,}\b"
-    r"|[\"']targetcapacity[\"']\s*:\s*\d{4,}\b|\b\w*asg_(?:max|desired)\w*\s*=\s*\d{4,}\b"),
+    r"|[\"']targetcapacity[\"']\s*:\s*\d{4,}\b|\b\w*asg_(?:max|desired)\w*\s*=\s*\d{4,}\b"
+    r"|\b(?:register-domain|allocate-hosts)\b|--(?:target-)?shard-count[= ]\d{4,}\b"
+    r"|\b(?:run-instances|instances\s+create|create-notebook-instance)\b[^;&|]{0,400}--(?:min-)?count[= ](?:[2-9]\d|\d{3,})\b"),
     "sbatch|srun|salloc|min-nodes|max-nodes|seq|..|num_gpus|k6|locust|purchase-|savings-plan|provisioned|capacityunits"
-    "|targetcapacity|asg_")
+    "|targetcapacity|asg_|register-domain|allocate-hosts|shard-count|count")
 # a scheduled job (a CI schedule, a crontab line) run every minute
 _EVERY_MINUTE = re.compile(r"(?:\bcron:\s*['\"]?|^|\n)\*\s+\*\s+\*\s+\*\s+\*(?=[\s'\"])")
 # a table joined with itself with no key (every row times every row)
