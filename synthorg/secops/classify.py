@@ -278,14 +278,12 @@ def python_action(code: str, tiers: Mapping[str, RiskTier], internal: tuple[str,
     return "code:system" if outside or (_PY_RAW.search(code) and not local) else "code:run"
 
 
-# a mongo shell's script: what its methods change
+# a mongo shell's --eval script, and what its methods change
+_MONGO_EVAL = re.compile(r"\bmongo(?:sh)?\b[^;&|]{0,300}?--eval\s+(['\"])(.{0,4000}?)\1")
 _MONGO_WRITE = re.compile(r"\.(?:insert\w*|update\w*|replace\w*|delete\w*|remove|bulkwrite|findoneand\w+|createindex\w*"
                           r"|save)\s*\(")
 _MONGO_ADMIN = re.compile(r"\.(?:drop\w*|renamecollection|reconfig|stepdown|shutdownserver|createuser|grantroles\w*"
                           r"|updateuser)\s*\(")
-
-
-_MONGO_EVAL = re.compile(r"\bmongo(?:sh)?\b[^;&|]{0,300}?--eval\s+(['\"])(.{0,4000}?)\1")
 
 
 def _mongo_action(script: str) -> str:

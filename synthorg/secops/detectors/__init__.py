@@ -34,6 +34,7 @@ from synthorg.secops.detectors.money import money_findings
 from synthorg.secops.detectors.network import network_findings
 from synthorg.secops.detectors.organisation import organisation_findings
 from synthorg.secops.detectors.outgoing_messages import message_findings
+from synthorg.secops.detectors.oversight import oversight_findings
 from synthorg.secops.detectors.packages import package_findings
 from synthorg.secops.detectors.paths import path_findings
 from synthorg.secops.detectors.patterns import REPORTING_WORDS, joined
@@ -185,7 +186,8 @@ def findings(call: ToolCall, internal: Iterable[str]) -> list[Finding]:
                 lambda: injection_findings(call, views), lambda: forbidden_findings(call, views),
                 lambda: task_fit_findings(call, internal),
                 lambda: people_findings(call, views), lambda: package_findings(call, code, internal),
-                lambda: control_findings(call, views, internal), lambda: book_findings(call, views),
+                lambda: control_findings(call, views, internal),
+                lambda: oversight_findings(call, views, internal), lambda: book_findings(call, views),
                 lambda: network_findings(call, views, internal),
                 lambda: organisation_findings(call, views), lambda: privacy_findings(call, views),
                 lambda: message_findings(call, internal))

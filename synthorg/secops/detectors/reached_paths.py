@@ -236,18 +236,18 @@ def _awk_files(args: list[str]) -> list[str]:
     value), skipped to its closing quote when its spaces cut it into words. Views are lower
     case, so -F (a separator) reads as -f (a program file): a program file ends in .awk."""
     out: list[str] = []
-    words = iter(args)
-    for a in words:
+    rest = iter(args)
+    for a in rest:
         if a in ("-f", "-v") or a.startswith("--"):
-            following = next(words, "") if a in ("-f", "-v") else ""
+            following = next(rest, "") if a in ("-f", "-v") else ""
             if following.endswith(".awk"):
                 out.append(following)  # a program read from a file: every other word is a file
-                return out + [w for w in words if not w.startswith("-")]
+                return out + [w for w in rest if not w.startswith("-")]
         elif a.startswith("-"):
             continue  # -F: and -vx=1 written as one word
         else:
             closing = a[0] if a[:1] in "'\"" and (len(a) == 1 or not a.endswith(a[0])) else ""
-            for w in words:
+            for w in rest:
                 if not closing:
                     out.append(w)
                 elif w.endswith(closing):

@@ -66,9 +66,11 @@ _LIVE_HOST = re.compile(r"prod|primary|master|live|(?<![a-z])rs\d")
 
 
 def _internal_hosts(text: str, internal: tuple[str, ...]) -> list[str]:
+    """The company's host names in `text` (not its bare domains, which mail addresses end in,
+    nor addresses), the first few of them."""
     found = dict.fromkeys(m.group() for m in _HOST.finditer(text))
     return [h for h in list(found)[:_MOST_HOSTS] if h not in internal and is_internal(h, internal)
-            and not h.replace(".", "").isdigit()]  # (mail's acme.example names no host)
+            and not h.replace(".", "").isdigit()]
 
 
 def _kin(a: str, b: str) -> bool:
