@@ -345,6 +345,12 @@ _PROJECT_REMOVED = Hinted(fast_regex(r"\bvercel\s+(?:remove|rm)\s+(?!https?:|dpl
                            "vercel")
 
 
+def only_reads(call: ToolCall) -> bool:
+    """A request that reads (GET, HEAD, OPTIONS) or a query that only reads: it changes nothing."""
+    return (call.action_type == "net:http" and call.text("method").strip().upper() in ("", "GET", "HEAD", "OPTIONS")) or (
+        call.action_type == "db:query" and bool(QUERY_READS.match(call.text("query").lower())))
+
+
 def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[str]) -> Iterator[Finding]:
     """A security control weakened by the call (see the module)."""
     if call.action_type in ("fs:read", "fs:delete") or not views:
@@ -354,10 +360,8 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
     if _KEYS_EXPORTED.search(text):
         yield asked("secrets.keys_exported", "takes out key material that is never to leave its store")
         return
-    if call.action_type == "net:http" and method in ("", "GET", "HEAD", "OPTIONS"):
-        return  # a request that reads changes no setting
-    if call.action_type == "db:query" and QUERY_READS.match(call.text("query").lower()):
-        return  # a query's WHERE compares settings, it sets none
+    if only_reads(call):
+        return  # (a query's WHERE compares settings, it sets none)
     if call.action_type == "fs:write" and ((_DEVICE_DATA.search(text) and _SENT_ON.search(text)) or (
             _IDENTIFIED.search(text) and len(set(_PERSONAL_KEY.findall(text))) >= 2)):  # (both hinted)
         yield asked("exfiltration.device_data", "sends what the user's device holds (clipboard, messages, "

@@ -9,9 +9,8 @@ import re
 from collections.abc import Iterable, Iterator
 
 from synthorg.secops.calls import Finding, ToolCall
-from synthorg.secops.detectors.controls import named_domains
+from synthorg.secops.detectors.controls import named_domains, only_reads
 from synthorg.secops.detectors.patterns import AnyOf, asked
-from synthorg.secops.detectors.sql import QUERY_READS
 from synthorg.secops.normalise import fast_regex
 from synthorg.secops.places import is_internal
 
@@ -69,11 +68,9 @@ def oversight_findings(call: ToolCall, views: tuple[str, ...], internal: Iterabl
     if call.action_type in ("fs:read", "fs:delete") or not views:
         return
     text = views[0]
-    method = call.text("method").strip().upper()
-    if call.action_type == "net:http" and method in ("", "GET", "HEAD", "OPTIONS"):
-        return  # a request that reads changes nothing
-    if call.action_type == "db:query" and QUERY_READS.match(call.text("query").lower()):
+    if only_reads(call):
         return
+    method = call.text("method").strip().upper()
     url = call.text("url").lower()
     if call.action_type == "code:python" and (_WHOLE_POPULATION.search(text) or _MANY_TIMES.search(text)) \
             and _ACTS_EACH.search(text):

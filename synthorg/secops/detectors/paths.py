@@ -13,6 +13,7 @@ from synthorg.secops.calls import Finding, ToolCall
 from synthorg.secops.detectors.credentials import EVIDENCE, SECRET_FILE, generates_keys, used_as_key
 from synthorg.secops.detectors.forbidden import asks_change
 from synthorg.secops.detectors.patterns import Hinted, asked, finding
+from synthorg.secops.detectors.privilege import DOCKER_LISTS_ASKED
 from synthorg.secops.detectors.reached_paths import paths_of
 from synthorg.secops.detectors.task_words import names_place
 from synthorg.secops.normalise import fast_regex
@@ -209,8 +210,7 @@ _CHANGES_FILES = fast_regex(r"\b(?:rm|rmdir|remove\w*|unlink\w*|rmtree|rmsync|de
 _SHARED_MOUNT = re.compile(r"^/(?:mnt|srv|data|nfs|volumes|export)/(?:[\w.-]+/)?(?:shared|common|team|public)(?:/|$)"
                            r"|^/shared(?:/|$)")
 # the Docker engine's API asked for lists (containers, images), its version or health: reads
-_DOCKER_API_LISTS = fast_regex(r"--unix-socket\s+\S*docker\.sock\s+(?:-[a-z]+\s+){0,4}[\"']?http://[\w.]+(?::\d+)?/"
-                               r"(?:v[\d.]+/)?(?:(?:containers|images|networks|volumes)/json|info|version|_ping)\b")
+_DOCKER_API_LISTS = fast_regex(r"--unix-socket\s+\S*docker\.sock" + DOCKER_LISTS_ASKED)
 # where a machine keeps backups; a removal that keeps what is newer than an age (find -mtime +35)
 _BACKUPS = re.compile(r"/(?:srv/|var/|mnt/|data/)?backups?(?:/|$)")
 _PRUNED_PAST_AN_AGE = fast_regex(r"\bfind\s+\S+\s+(?:-\w+\s+\S+\s+){0,4}-mtime\s+\+(?:[7-9]|\d{2,})\s+(?:-print\s+)?-delete\b")

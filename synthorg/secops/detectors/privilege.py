@@ -34,6 +34,10 @@ _AS_ROOT_NOW = (  # (hints, pattern)
      r"\b(?:runuser|setpriv|capsh)\b(?!\s+--print\b)|\bsystemd-run\b[^;&|]*--uid[= ]?(?:0|root)\b|\bmachinectl\b[^;&|]*\b(?:shell|login)\b"
      r"|\bunshare\b[^;&|]*\s-[a-z]*r"),
 )
+# the Docker engine's API, after its socket, asked for lists (containers, images), its version or
+# health: what it runs is read, nothing is started (paths.py reads it the same way)
+DOCKER_LISTS_ASKED = (r"\s+(?:-[a-z]+\s+){0,4}[\"']?http://[\w.]+(?::\d+)?/(?:v[\d.]+/)?"
+                      r"(?:(?:containers|images|networks|volumes)/json|info|version|_ping)\b")
 # privileges that last: setuid bits, sudoers, keys, persistence, container escapes, roles
 _LASTING = (
     ("add-localgroupmember|localgroup",  # Windows: a member added to the local Administrators
@@ -57,8 +61,7 @@ _LASTING = (
      r"\bvisudo\b(?!\s+-c\b)|/etc/sudoers|\bsetcap\b|\bnsenter\b"
      # (the Docker socket looked at, or asked for lists or its version, gives nothing)
      r"|(?<!\bls -l )(?<!\bls -la )(?<!\bls -al )(?<!\bstat )(?<!\[ -s )(?<!test -s )/var/run/docker\.sock"
-     r"(?!\s+(?:-[a-z]+\s+){0,4}[\"']?http://[\w.]+(?::\d+)?/(?:v[\d.]+/)?(?:(?:containers|images|networks|volumes)/json"
-     r"|info|version|_ping)\b)|\bauthorized_keys?\b|\bcap_setuid\b"
+     r"(?!" + DOCKER_LISTS_ASKED + r")|\bauthorized_keys?\b|\bcap_setuid\b"
      r"|\bpolkit\b|\bld_preload\b|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
      r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
      r"|/etc/cron|/etc/systemd/|/etc/init\.d/|/etc/profile\.d/|/etc/environment\b|\.ssh/rc\b|\bbashrc\b|\.profile\b"

@@ -260,7 +260,7 @@ def _awk_files(args: list[str]) -> list[str]:
 _ROOT_READERS = frozenset(words("""ls cat find du tar zip cpio rsync scp cp mv rm rmdir chmod chown chgrp
 chattr setfacl getfacl grep egrep rg ag ack locate tree fd shred wipe srm mount umount chroot nsenter
 xargs nice ionice timeout env exec stat file tee dd borg restic rclone s3cmd gsutil azcopy ncdu sh bash
-zsh python python3 perl ruby node cd pushd open rsync 7z zstd gzip xz bzip2 strings wc sha256sum md5sum
+zsh python python3 perl ruby node cd pushd open 7z zstd gzip xz bzip2 strings wc sha256sum md5sum
 diff sed awk truncate touch ln install mkdir lsattr"""))
 _TAR_CREATES = re.compile(r"-?[a-z]*c[a-z]*$|--create$")
 
