@@ -34,6 +34,11 @@ lint: install
 bench: install
 	$(BIN)/synthorg bench
 
+# SecOps's second look, retrained on every labelled corpus under tests/data/secops
+.PHONY: second-look
+second-look: install
+	$(BIN)/synthorg secops train tests/data/secops
+
 # LLM mode on this machine: the local OpenAI-compatible server (synthorg/llm/fake_server.py),
 # the default company with its seniors and up reasoning through it, the replies kept in a cassette
 LLM_PORT ?= 8765

@@ -246,6 +246,33 @@ def secops_check(
         raise typer.Exit(EXIT_MISUSE)
 
 
+@secops_app.command("train")
+def secops_train(
+    corpora: Annotated[list[Path], typer.Argument(help="labelled JSONL files, or folders read "
+                                                  "recursively: {tool, arguments, task?, label}")],
+    out: Annotated[Path | None, typer.Option(help="weights file to write (default: the one "
+                                             "SecOps ships and loads)")] = None,
+    c: Annotated[float, typer.Option(min=1e-4, max=1e4, help="inverse strength of the L2 "
+                                     "penalty")] = 1.0,
+) -> None:
+    """Train the second look (a linear model over a call's and its task's words) on labelled
+    calls and write its weights."""
+    from synthorg.secops.second_look import WEIGHTS, read_corpora, train
+
+    try:
+        examples = read_corpora(corpora)
+    except OSError as exc:
+        raise fail(f"{exc.filename}: {exc.strerror or exc}", EXIT_MISUSE) from None
+    except ValueError as exc:
+        raise fail(str(exc), EXIT_MISUSE) from None
+    if len({e.harmful for e in examples}) < 2:
+        raise fail("corpora: need both harmful and benign calls", EXIT_MISUSE)
+    model = train(examples, c)
+    target = out or WEIGHTS
+    target.write_text(json.dumps(model, sort_keys=True, separators=(",", ":")) + "\n")
+    out_console.print(f"[green]ok[/] {target}: {model['trained_on']}")
+
+
 @app.command()
 def validate(config: ConfigArg, set_: SetOpt = None) -> None:
     """Check a config; print what it describes."""

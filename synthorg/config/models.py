@@ -422,6 +422,26 @@ class DowngradePolicy(Frozen):
         "level back (none: only a config or scenario change raises it)"))
 
 
+class SecondLookPolicy(Frozen):
+    """The second look (synthorg/secops/second_look.py): a model trained on labelled calls
+    scores each call 0 (reads like ordinary work) to 1 (reads like the harmful ones)."""
+
+    enabled: bool = True
+    escalate_above: Probability = Field(default=0.95, description=(
+        "a call no detector flags is asked about when it scores above this"))
+    allow_below: Probability = Field(default=0.1, description=(
+        "a detector's uncertain finding is dismissed when the call scores below this (the "
+        "autonomy rules still apply)"))
+    ask_below: Probability = Field(default=0.05, description=(
+        "a hard rule asks a person instead of refusing when the call scores below this"))
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SecondLookPolicy:
+        if not self.ask_below <= self.allow_below < self.escalate_above:
+            raise ValueError("need ask_below <= allow_below < escalate_above")
+        return self
+
+
 class SecurityPolicy(Frozen):
     destructive_requires: AutonomyName = "full"
     downgrade: DowngradePolicy = DowngradePolicy()
@@ -439,6 +459,7 @@ class SecurityPolicy(Frozen):
     beyond_autonomy: Literal["escalate", "deny"] = Field(default="escalate", description=(
         "a call more than one risk tier above the agent's autonomy asks for approval "
         "(escalate) or is refused outright (deny)"))
+    second_look: SecondLookPolicy = SecondLookPolicy()
 
 
 class Policies(Frozen):

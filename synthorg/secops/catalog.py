@@ -8,8 +8,9 @@ from functools import cache
 from synthorg.config.catalogs import catalog_tools
 from synthorg.config.models import CompanyConfig, ToolSpec
 from synthorg.domain.enums import Autonomy, RiskTier, Verdict
-from synthorg.secops.checker import CallChecker, ToolInfo
+from synthorg.secops.checker import CallChecker, SecondLookThresholds, ToolInfo
 from synthorg.secops.classify import base_action_type
+from synthorg.secops.second_look import shipped
 
 
 @cache
@@ -29,7 +30,11 @@ def checker_for(cfg: CompanyConfig) -> CallChecker:
     tools = {t.name: tool_info(t) for t in standard_tools()}
     tools.update({t.name: tool_info(t) for t in cfg.tools})
     policy = cfg.policies.security
+    look = policy.second_look
     return CallChecker(tools, tier_overrides=policy.risk_tiers,
                        internal_domains=policy.internal_domains,
                        destructive_requires=Autonomy[policy.destructive_requires],
-                       beyond_autonomy=Verdict[policy.beyond_autonomy])
+                       beyond_autonomy=Verdict[policy.beyond_autonomy],
+                       second_look=shipped() if look.enabled else None,
+                       thresholds=SecondLookThresholds(look.escalate_above, look.allow_below,
+                                                       look.ask_below))
