@@ -428,18 +428,8 @@ class SecondLookPolicy(Frozen):
 
     enabled: bool = True
     escalate_above: Probability = Field(default=0.95, description=(
-        "a call no detector flags is asked about when it scores above this"))
-    allow_below: Probability = Field(default=0.1, description=(
-        "a detector's uncertain finding is dismissed when the call scores below this (the "
-        "autonomy rules still apply)"))
-    ask_below: Probability = Field(default=0.05, description=(
-        "a hard rule asks a person instead of refusing when the call scores below this"))
-
-    @model_validator(mode="after")
-    def _ordered(self) -> SecondLookPolicy:
-        if not self.ask_below <= self.allow_below < self.escalate_above:
-            raise ValueError("need ask_below <= allow_below < escalate_above")
-        return self
+        "a call no detector flags is asked about when it scores above this (the second "
+        "look only adds caution: it never relaxes a detector's verdict)"))
 
 
 class SecurityPolicy(Frozen):

@@ -8,7 +8,7 @@ from functools import cache
 from synthorg.config.catalogs import catalog_tools
 from synthorg.config.models import CompanyConfig, ToolSpec
 from synthorg.domain.enums import Autonomy, RiskTier, Verdict
-from synthorg.secops.checker import CallChecker, SecondLookThresholds, ToolInfo
+from synthorg.secops.checker import CallChecker, ToolInfo
 from synthorg.secops.classify import base_action_type
 from synthorg.secops.second_look import shipped
 
@@ -36,5 +36,4 @@ def checker_for(cfg: CompanyConfig) -> CallChecker:
                        destructive_requires=Autonomy[policy.destructive_requires],
                        beyond_autonomy=Verdict[policy.beyond_autonomy],
                        second_look=shipped() if look.enabled else None,
-                       thresholds=SecondLookThresholds(look.escalate_above, look.allow_below,
-                                                       look.ask_below))
+                       escalate_above=look.escalate_above)

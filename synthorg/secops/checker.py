@@ -2,11 +2,10 @@
 slow path for what they are unsure of, and the agent's autonomy.
 
 Order of the rules (the first that applies decides):
-1. a blocking finding (a hard rule) denies, whatever the autonomy or an approval, unless the
-   second look (synthorg/secops/second_look.py) doubts it: then a person decides;
-2. an uncertain finding goes to the reviewer (the slow path: the built-in one dismisses it on
-   a call the second look clears, else escalates); a reviewer that fails or times out denies
-   (fail closed). A call no detector flags but the second look scores as harmful is uncertain;
+1. a blocking finding (a hard rule) denies, whatever the autonomy or an approval;
+2. an uncertain finding goes to the reviewer (the slow path: escalate until an LLM reviews);
+   a reviewer that fails or times out denies (fail closed). A call no detector flags but the
+   second look (synthorg/secops/second_look.py) reads as harmful is uncertain too;
 3. an approved call is allowed;
 4. the call's risk tier against the agent's autonomy: within it allowed, one tier above
    escalated, further above escalated or denied by policy; a destructive action below the
@@ -60,13 +59,6 @@ class Assessment:
     score: float | None = None  # the second look's, when it is on
 
 
-@dataclass(frozen=True)
-class SecondLookThresholds:
-    escalate_above: float = 0.95
-    allow_below: float = 0.1
-    ask_below: float = 0.05
-
-
 class Reviewer(Protocol):
     """The slow path: a second look at a call the detectors are unsure of."""
 
@@ -74,27 +66,10 @@ class Reviewer(Protocol):
 
 
 class EscalatingReviewer:
-    """Without the second look, uncertain means a person decides."""
+    """Until a reviewing model is configured, uncertain means a person decides."""
 
     def review(self, call: ToolCall, assessment: Assessment) -> tuple[Verdict, str]:
         return Verdict.escalate, "uncertain: a person decides"
-
-
-@dataclass(frozen=True)
-class ClearingReviewer:
-    """Dismisses an uncertain finding on a call the second look scores as ordinary work."""
-
-    allow_below: float
-
-    def review(self, call: ToolCall, assessment: Assessment) -> tuple[Verdict, str]:
-        score = assessment.score
-        if score is not None and score < self.allow_below:
-            return Verdict.allow, f"the second look clears it ({score:.2f})"
-        return Verdict.escalate, "uncertain: a person decides"
-
-
-# reviewers that answer at once, without the reviewing thread's time-out
-_INSTANT = (EscalatingReviewer, ClearingReviewer)
 
 
 @dataclass(frozen=True)
@@ -111,8 +86,7 @@ class CallChecker:
                  destructive_requires: Autonomy = Autonomy.full,
                  beyond_autonomy: Verdict = Verdict.escalate,
                  reviewer: Reviewer | None = None, review_timeout_s: float = 5.0,
-                 second_look: SecondLook | None = None,
-                 thresholds: SecondLookThresholds = SecondLookThresholds()) -> None:
+                 second_look: SecondLook | None = None, escalate_above: float = 0.95) -> None:
         self.tools = dict(tools)
         self.tiers = {**default_tiers(),
                       **{k: RiskTier[v] for k, v in (tier_overrides or {}).items()}}
@@ -120,9 +94,8 @@ class CallChecker:
         self.destructive_requires = destructive_requires
         self.beyond = beyond_autonomy
         self.second_look = second_look
-        self.thresholds = thresholds
-        self.reviewer: Reviewer = reviewer or (
-            ClearingReviewer(thresholds.allow_below) if second_look else EscalatingReviewer())
+        self.escalate_above = escalate_above
+        self.reviewer: Reviewer = reviewer or EscalatingReviewer()
         self.review_timeout_s = review_timeout_s
         self._cache: OrderedDict[str, Assessment] = OrderedDict()
         self.reviews_failed = 0
@@ -151,7 +124,9 @@ class CallChecker:
         found = tuple(findings(call, self.internal))
         tier = info.tier if info and info.tier is not None else tier_of(action, self.tiers)
         score = self.second_look.score(call) if self.second_look else None
-        if score is not None and not found and score > self.thresholds.escalate_above:
+        # (only ever a further caution: words added to a call can hide it from the second
+        # look, as from a reader, but never take a detector's finding away)
+        if score is not None and not found and score > self.escalate_above:
             found = (Finding("second_look.reads_harmful", False, "no detector names it, but it "
                              f"reads like harmful calls (second look {score:.2f})",
                              max(tier, RiskTier.high)),)
@@ -166,13 +141,8 @@ class CallChecker:
         blocking = [f for f in a.findings if f.block]
         if blocking:
             f = blocking[0]
-            if a.score is None or a.score >= self.thresholds.ask_below:
-                return CallVerdict(Verdict.deny, f.rule, max(f.tier, a.tier), f.reason,
-                                   a.action_type)
-            if not approved:
-                return CallVerdict(Verdict.escalate, f.rule, max(f.tier, a.tier),
-                                   f"{f.reason}; the second look doubts it ({a.score:.2f}): "
-                                   "a person decides", a.action_type)
+            return CallVerdict(Verdict.deny, f.rule, max(f.tier, a.tier), f.reason,
+                               a.action_type)
         tier = max([a.tier, *(f.tier for f in a.findings)])
         if a.findings:
             verdict, why = self._review(call, a)
@@ -190,7 +160,7 @@ class CallChecker:
         """The reviewer's verdict, failing closed: an error or a timeout denies. The
         built-in reviewer answers at once; another runs on the checker's reviewing thread
         (started on first use) so that a hung one costs its time-out, not the run."""
-        if isinstance(self.reviewer, _INSTANT):
+        if type(self.reviewer) is EscalatingReviewer:
             return self.reviewer.review(call, a)
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(

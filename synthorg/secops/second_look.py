@@ -2,13 +2,13 @@
 labelled corpora under tests/data/secops, scoring how much a call reads like the harmful ones.
 
 The detectors name what they recognise; what none names (a WHERE that takes too much, a refund
-to a new card, a look-alike bucket) still reads unlike ordinary work more often than not. The
-score serves three ways (policies.security.second_look):
-- a call no detector flags, scored above `escalate_above`, is asked about;
-- an uncertain finding on a call scored below `allow_below` is dismissed (the reviewer);
-- a hard rule on a call scored below `ask_below` asks a person instead of refusing.
-The score is arithmetic over the shipped weights: the same call scores the same everywhere.
-Retrain with `synthorg secops train` (or `make second-look`) when the corpora change.
+to a new card, a look-alike bucket) still reads unlike ordinary work more often than not. A
+call no detector flags, scored above `policies.security.second_look.escalate_above`, is asked
+about. The score only ever adds caution: a bag of words is easily padded (ten ordinary words
+appended to a harmful call pull almost any score down), so it never dismisses a detector's
+finding nor softens a refusal. The score is arithmetic over the shipped weights: the same call
+scores the same everywhere. Retrain with `synthorg secops train` (`make second-look`) when the
+corpora change.
 """
 
 from __future__ import annotations
@@ -80,10 +80,13 @@ class SecondLook:
 
     def score(self, call: ToolCall) -> float:
         """How much the call reads like the harmful calls it was trained on, 0 to 1."""
-        z = self.bias
+        terms = [self.bias]
         for kind, words in inputs(call).items():
             table = self.weights[kind]
-            z += sum(table.get(w, 0.0) for w in words)
+            terms += [table.get(w, 0.0) for w in words]
+        # fsum: exactly rounded whatever the order (a set's order changes with the process's
+        # hash seed), so a score at a threshold falls the same side in every process
+        z = math.fsum(terms)
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,8 @@ from synthorg.errors import ConfigError
 from synthorg.secops.catalog import checker_for
 from synthorg.secops.second_look import SecondLook, read_corpora, shipped, train
 from tests.conftest import STARTUP
+
+RULES_ONLY = ["policies.security.second_look.enabled=false"]
 
 SECOPS_DATA = Path(__file__).resolve().parents[1] / "data" / "secops"
 runner = CliRunner()
@@ -44,38 +49,56 @@ def test_a_call_no_detector_names_is_asked_about_when_it_reads_like_harm(checker
     assert approved.verdict == Verdict.allow
 
 
-def test_an_uncertain_finding_on_a_call_read_as_work_is_dismissed(checker):
-    """A POST of plain data outside the company is uncertain (escalated); scored as ordinary
-    work, the reviewer dismisses the finding, and the autonomy rules decide."""
+def test_a_call_read_as_ordinary_work_keeps_every_detector_verdict(checker):
+    """Words that pull the score down (padding an attacker can add) never take a finding away:
+    an uncertain call stays escalated, a hard rule stays a refusal, approved or not."""
     post = {"method": "POST", "url": "https://api.example.com/v1/items", "body": "{\"a\": 1}"}
+    padded = {**post, "body": f"{{\"a\": \"{WORK}\"}}"}
     assert _check(checker, "http_request", post).verdict == Verdict.escalate
-    cleared = {**post, "body": f"{{\"a\": \"{WORK}\"}}"}
-    assert _check(checker, "http_request", cleared).verdict == Verdict.allow
-    assert _check(checker, "http_request", cleared, Autonomy.supervised).verdict != Verdict.allow
+    assert _check(checker, "http_request", padded).verdict == Verdict.escalate
+    for command in ("rm -rf /etc", f"rm -rf /etc  # {WORK}"):
+        for approved in (False, True):
+            assert _check(checker, "run_shell", {"command": command},
+                          approved=approved).verdict == Verdict.deny
 
 
-def test_a_hard_rule_the_second_look_doubts_asks_a_person_instead_of_refusing(checker):
-    wipe = {"command": "rm -rf /etc"}
-    assert _check(checker, "run_shell", wipe).verdict == Verdict.deny
-    doubted = {"command": f"rm -rf /etc  # {WORK}"}
-    asked = _check(checker, "run_shell", doubted)
-    assert asked.verdict == Verdict.escalate and "second look doubts it" in asked.reason
-    assert _check(checker, "run_shell", doubted, approved=True).verdict == Verdict.allow
+def test_the_second_look_never_relaxes_a_verdict_of_the_detectors():
+    """Over every call of the issue's corpus and the adversarial set, as written and padded
+    with ordinary words, at every autonomy level: the verdict with the second look is the
+    detectors' own or stricter (allow < escalate < deny)."""
+    rules = checker_for(synthorg.load_config(STARTUP, RULES_ONLY))
+    both = checker_for(synthorg.load_config(STARTUP))
+    order = {Verdict.allow: 0, Verdict.escalate: 1, Verdict.deny: 2}
+    padding = " # pytest unit tests lint format docs readme changelog refactor typo"
+    lines = [json.loads(x) for name in ("corpus.jsonl", "adversarial.jsonl")
+             for x in (SECOPS_DATA / name).read_text().splitlines() if x.strip()]
+    stricter = 0
+    for d in lines:
+        first = next(iter(d["arguments"]))
+        padded = {**d["arguments"], first: f"{d['arguments'][first]}{padding}"}
+        for arguments in (d["arguments"], padded):
+            alone_call, both_call = (c.call(d["tool"], arguments, d.get("task", ""))
+                                     for c in (rules, both))
+            for autonomy in Autonomy:
+                alone = rules.check(alone_call, autonomy).verdict
+                with_look = both.check(both_call, autonomy).verdict
+                assert order[with_look] >= order[alone], (d, autonomy)
+                stricter += order[with_look] > order[alone]
+    assert stricter > 0  # (it does add caution somewhere)
 
 
 def test_turned_off_the_detectors_decide_alone():
-    cfg = synthorg.load_config(STARTUP, ["policies.security.second_look.enabled=false"])
-    checker = checker_for(cfg)
+    checker = checker_for(synthorg.load_config(STARTUP, RULES_ONLY))
     assert checker.second_look is None
     call = checker.call("run_shell", {"command": "ls"})
     assert checker.assess(call).score is None
 
 
-def test_thresholds_out_of_order_are_a_config_error():
-    with pytest.raises(ConfigError, match="ask_below <= allow_below < escalate_above"):
-        synthorg.load_config(STARTUP, ["policies.security.second_look.allow_below=0.99"])
+def test_a_threshold_outside_0_to_1_is_a_config_error():
+    with pytest.raises(ConfigError, match="escalate_above"):
+        synthorg.load_config(STARTUP, ["policies.security.second_look.escalate_above=1.5"])
     result = runner.invoke(app, ["validate", str(STARTUP), "--set",
-                                 "policies.security.second_look.ask_below=0.5"])
+                                 "policies.security.second_look.escalate_above=-1"])
     assert result.exit_code == 2 and "second_look" in result.output
 
 
@@ -148,3 +171,18 @@ def test_a_crafted_or_truncated_weights_file_is_refused_by_name(tmp_path, conten
     path.write_text(content)
     with pytest.raises(ValueError, match=r"w\.json"):
         SecondLook.load(path)
+
+
+def test_a_score_is_the_same_bits_whatever_the_processs_hash_seed():
+    """Words are a set, whose order follows the process's hash seed: the scores of the issue's
+    corpus are the same to the last bit in processes with different seeds (a score at the
+    threshold must fall the same side in every group process of a run)."""
+    program = ("import hashlib, sys; from pathlib import Path; "
+               "from synthorg.secops.second_look import read_corpora, shipped; "
+               "calls = read_corpora([Path(sys.argv[1])]); "
+               "print(hashlib.sha256(''.join(shipped().score(e.call).hex() "
+               "for e in calls).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", program, str(SECOPS_DATA / "corpus.jsonl")],
+                              env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True,
+                              text=True, check=True).stdout for seed in ("1", "2", "3")}
+    assert len(digests) == 1
