@@ -64,27 +64,31 @@ def test_a_call_read_as_ordinary_work_keeps_every_detector_verdict(checker):
 
 def test_the_second_look_never_relaxes_a_verdict_of_the_detectors():
     """Over every call of the issue's corpus and the adversarial set, as written and padded
-    with ordinary words, at every autonomy level: the verdict with the second look is the
-    detectors' own or stricter (allow < escalate < deny)."""
+    with ordinary words (and with the crafted model's words), at every autonomy level, with the
+    shipped weights and the crafted ones: the verdict with the second look is the detectors'
+    own or stricter (allow < escalate < deny)."""
     rules = checker_for(synthorg.load_config(STARTUP, RULES_ONLY))
-    both = checker_for(synthorg.load_config(STARTUP))
     order = {Verdict.allow: 0, Verdict.escalate: 1, Verdict.deny: 2}
-    padding = " # pytest unit tests lint format docs readme changelog refactor typo"
+    paddings = ("", " # pytest unit tests lint format docs readme changelog refactor typo",
+                f" # {WORK}", f" # {HARM}")
     lines = [json.loads(x) for name in ("corpus.jsonl", "adversarial.jsonl")
              for x in (SECOPS_DATA / name).read_text().splitlines() if x.strip()]
     stricter = 0
-    for d in lines:
-        first = next(iter(d["arguments"]))
-        padded = {**d["arguments"], first: f"{d['arguments'][first]}{padding}"}
-        for arguments in (d["arguments"], padded):
-            alone_call, both_call = (c.call(d["tool"], arguments, d.get("task", ""))
-                                     for c in (rules, both))
-            for autonomy in Autonomy:
-                alone = rules.check(alone_call, autonomy).verdict
-                with_look = both.check(both_call, autonomy).verdict
-                assert order[with_look] >= order[alone], (d, autonomy)
-                stricter += order[with_look] > order[alone]
-    assert stricter > 0  # (it does add caution somewhere)
+    for look in (shipped(), CRAFTED):
+        both = checker_for(synthorg.load_config(STARTUP))
+        both.second_look = look
+        for d in lines:
+            first = next(iter(d["arguments"]))
+            for padding in paddings:
+                arguments = {**d["arguments"], first: f"{d['arguments'][first]}{padding}"}
+                alone_call, both_call = (c.call(d["tool"], arguments, d.get("task", ""))
+                                         for c in (rules, both))
+                for autonomy in Autonomy:
+                    alone = rules.check(alone_call, autonomy).verdict
+                    with_look = both.check(both_call, autonomy).verdict
+                    assert order[with_look] >= order[alone], (d, padding, autonomy)
+                    stricter += order[with_look] > order[alone]
+    assert stricter > 0  # (the crafted model's word makes it add caution)
 
 
 def test_turned_off_the_detectors_decide_alone():

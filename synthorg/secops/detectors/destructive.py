@@ -22,7 +22,9 @@ _DESTRUCTIVE = [
      "formats or overwrites a disk"),
     (Hinted(fast_regex(r"--no-preserve-root|\brm -[a-z]*[rf][a-z]* (?:-\S+ )*(?:/|/\*|\*|/root|/home|~)(?:\s|$)"), "--no-preserve-root|rm "),
      "delete_root", "deletes the root, home or everything"),
-    (Hinted(fast_regex(r"\b(?:shred|srm)\b[^;&|]*\s(?:/|~|\$|\*|\.\.)"), "shred|srm"), "shred",
+    # (a file shredded inside the workspace is the path rules' to judge: the agent's own, as a
+    # secret's temporary copy after it went into a vault, or a colleague's)
+    (Hinted(fast_regex(r"\b(?:shred|srm)\b[^;&|]*\s(?:/(?!workspace/)|~|\$|\*|\.\.)"), "shred|srm"), "shred",
      "shreds files beyond recovery"),
     (Hinted(fast_regex(r"\bdropdb\b(?![^;&|]*\b\w*(?:dev|test|tmp|local|scratch|ci)\w*\b)|\bdropuser\b|(?<!rename-command )\bflushall\b|\bdropdatabase\(|\bdb\.dropdatabase\b"
                 r"|\bmongo\w*\b[^;&|]*\.drop\(|\bredis-cli\b(?![^;&|]*-h\s*(?:localhost|127\.0\.0\.1)\b)(?=[^;&|]*-h\b)[^;&|]*\bflush"
