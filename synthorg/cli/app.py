@@ -269,7 +269,10 @@ def secops_train(
         raise fail("corpora: need both harmful and benign calls", EXIT_MISUSE)
     model = train(examples, c)
     target = out or WEIGHTS
-    target.write_text(json.dumps(model, sort_keys=True, separators=(",", ":")) + "\n")
+    try:
+        target.write_text(json.dumps(model, sort_keys=True, separators=(",", ":")) + "\n")
+    except OSError as exc:
+        raise fail(f"{target}: {exc.strerror or exc}", EXIT_MISUSE) from None
     out_console.print(f"[green]ok[/] {target}: {model['trained_on']}")
 
 

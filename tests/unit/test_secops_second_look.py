@@ -164,6 +164,19 @@ def test_secops_train_names_the_bad_line_and_exits_2(tmp_path, content, says):
     assert "Traceback" not in result.output and not (tmp_path / "w.json").exists()
 
 
+def test_secops_train_names_a_missing_corpus_or_an_unwritable_output(tmp_path):
+    missing = runner.invoke(app, ["secops", "train", str(tmp_path / "nope.jsonl")])
+    assert missing.exit_code == 2 and "nope.jsonl" in missing.output
+    corpus = tmp_path / "mine.jsonl"
+    corpus.write_text("".join(json.dumps({"tool": "run_shell", "arguments": {"command": c},
+                                          "label": label}) + "\n"
+                              for c, label in (("ls", "benign"), ("rm -rf /", "harmful"))))
+    unwritable = runner.invoke(app, ["secops", "train", str(corpus), "--out",
+                                     str(tmp_path / "no" / "such" / "dir" / "w.json")])
+    assert unwritable.exit_code == 2 and "w.json" in unwritable.output
+    assert "Traceback" not in unwritable.output
+
+
 @pytest.mark.parametrize("content", [
     "", "{", '{"format": 2}', '{"format": 1, "bias": 0, "weights": {"tool": {}, "call": {}}}',
     '{"format": 1, "bias": NaN, "weights": {"tool": {}, "call": {}, "task": {}}}',
