@@ -56,7 +56,7 @@ class Assessment:
     action_type: str
     tier: RiskTier
     findings: tuple[Finding, ...]
-    score: float | None = None  # the second look's, when it is on
+    score: float | None = None  # the second look's, on a call no detector flags
 
 
 class Reviewer(Protocol):
@@ -123,7 +123,8 @@ class CallChecker:
         action = call_action(call, self.tiers, self.internal) if info else "unknown"
         found = tuple(findings(call, self.internal))
         tier = info.tier if info and info.tier is not None else tier_of(action, self.tiers)
-        score = self.second_look.score(call) if self.second_look else None
+        # (only a call no detector flags is scored: the score serves nothing else)
+        score = self.second_look.score(call) if self.second_look and not found else None
         # (only ever a further caution: words added to a call can hide it from the second
         # look, as from a reader, but never take a detector's finding away)
         if score is not None and not found and score > self.escalate_above:

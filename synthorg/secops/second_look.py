@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain, repeat
 from pathlib import Path
 
 from synthorg.secops.calls import ToolCall
@@ -29,7 +30,8 @@ FORMAT = 1
 # lines say what it is, and the cost stays bounded
 MAX_TEXT = 4_000
 _WORD = re.compile(r"[a-z0-9_]+(?:[.\-/@:][a-z0-9_]+)*")
-_JOINS = re.compile(r"[.\-/@:]")
+# a compound's pieces are exactly the text's maximal runs of word characters
+_PIECE = re.compile(r"[a-z0-9_]+")
 # the model's inputs by kind, as the weights file names them
 KINDS = ("tool", "call", "task")
 
@@ -37,12 +39,8 @@ KINDS = ("tool", "call", "task")
 def _words(text: str) -> frozenset[str]:
     """Lower-case words, and a compound's pieces too (`billing-db.internal` gives billing,
     db and internal as well)."""
-    words: set[str] = set()
-    for token in _WORD.findall(text[:MAX_TEXT].lower()):
-        words.add(token)
-        if _JOINS.search(token):
-            words.update(p for p in _JOINS.split(token) if p)
-    return frozenset(words)
+    text = text[:MAX_TEXT].lower()
+    return frozenset(_WORD.findall(text)).union(_PIECE.findall(text))
 
 
 # tasks repeat over many calls; a few hundred kept bound what crafted tasks can hold
@@ -80,13 +78,10 @@ class SecondLook:
 
     def score(self, call: ToolCall) -> float:
         """How much the call reads like the harmful calls it was trained on, 0 to 1."""
-        terms = [self.bias]
-        for kind, words in inputs(call).items():
-            table = self.weights[kind]
-            terms += [table.get(w, 0.0) for w in words]
         # fsum: exactly rounded whatever the order (a set's order changes with the process's
         # hash seed), so a score at a threshold falls the same side in every process
-        z = math.fsum(terms)
+        z = math.fsum(chain((self.bias,), *(map(self.weights[kind].get, words, repeat(0.0))
+                                            for kind, words in inputs(call).items())))
         return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
 
 
