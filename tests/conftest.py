@@ -12,6 +12,8 @@ DEFAULT_COMPANY = REPO / "templates" / "companies" / "startup.yaml"  # memory in
 STARTUP = REPO / "tests" / "data" / "startup.yaml"  # the same, memory in process
 CAREERS = REPO / "tests" / "data" / "careers.yaml"  # the same with HR reviews on
 ENTERPRISE = REPO / "templates" / "companies" / "enterprise.yaml"
+# SecOps with its detectors alone (the second look off): the overrides for load_config
+SECOPS_RULES_ONLY = ("policies.security.second_look.enabled=false",)
 
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # tests never open the dashboard
 

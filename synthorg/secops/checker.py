@@ -127,7 +127,7 @@ class CallChecker:
         score = self.second_look.score(call) if self.second_look and not found else None
         # (only ever a further caution: words added to a call can hide it from the second
         # look, as from a reader, but never take a detector's finding away)
-        if score is not None and not found and score > self.escalate_above:
+        if score is not None and score > self.escalate_above:
             found = (Finding("second_look.reads_harmful", False, "no detector names it, but it "
                              f"reads like harmful calls (second look {score:.2f})",
                              max(tier, RiskTier.high)),)

@@ -17,7 +17,7 @@ from synthorg.org.directory import OrgDirectory
 from synthorg.secops.calls import ToolCall
 from synthorg.secops.catalog import checker_for
 from synthorg.secops.checker import Assessment
-from tests.conftest import STARTUP
+from tests.conftest import SECOPS_RULES_ONLY, STARTUP
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "secops" / "corpus.jsonl"
 ADVERSARIAL = CORPUS.with_name("adversarial.jsonl")
@@ -51,13 +51,10 @@ def _verdict_counts(checker, lines: list[dict], autonomy: Autonomy) -> Counter[t
     return counts
 
 
-RULES_ONLY = ["policies.security.second_look.enabled=false"]
-
-
 @pytest.fixture(scope="module")
 def checker():
     """The detectors alone: the cases below are theirs (the second look is tested apart)."""
-    return checker_for(synthorg.load_config(STARTUP, RULES_ONLY))
+    return checker_for(synthorg.load_config(STARTUP, SECOPS_RULES_ONLY))
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,7 @@ from synthorg.domain.enums import Autonomy, Verdict
 from synthorg.errors import ConfigError
 from synthorg.secops.catalog import checker_for
 from synthorg.secops.second_look import SecondLook, read_corpora, shipped, train
-from tests.conftest import STARTUP
-
-RULES_ONLY = ["policies.security.second_look.enabled=false"]
+from tests.conftest import SECOPS_RULES_ONLY, STARTUP
 
 SECOPS_DATA = Path(__file__).resolve().parents[1] / "data" / "secops"
 runner = CliRunner()
@@ -67,7 +65,7 @@ def test_the_second_look_never_relaxes_a_verdict_of_the_detectors():
     with ordinary words (and with the crafted model's words), at every autonomy level, with the
     shipped weights and the crafted ones: the verdict with the second look is the detectors'
     own or stricter (allow < escalate < deny)."""
-    rules = checker_for(synthorg.load_config(STARTUP, RULES_ONLY))
+    rules = checker_for(synthorg.load_config(STARTUP, SECOPS_RULES_ONLY))
     order = {Verdict.allow: 0, Verdict.escalate: 1, Verdict.deny: 2}
     paddings = ("", " # pytest unit tests lint format docs readme changelog refactor typo",
                 f" # {WORK}", f" # {HARM}")
@@ -92,7 +90,7 @@ def test_the_second_look_never_relaxes_a_verdict_of_the_detectors():
 
 
 def test_turned_off_the_detectors_decide_alone():
-    checker = checker_for(synthorg.load_config(STARTUP, RULES_ONLY))
+    checker = checker_for(synthorg.load_config(STARTUP, SECOPS_RULES_ONLY))
     assert checker.second_look is None
     call = checker.call("run_shell", {"command": "ls"})
     assert checker.assess(call).score is None
