@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,9 +33,23 @@ LONG_LOCAL = ["--set", "runtime.backend=local", "--set", "runtime.checkpoint_eve
               "--seed", "11", "--ticks", "150"]
 
 
-def _reference_hash(tmp_path: Path) -> str:
+@functools.cache
+def _reference_hash() -> str:
+    """The enterprise company's ledger hash for LONG_LOCAL's seed and ticks, undisturbed."""
     cfg = synthorg.load_config(ENTERPRISE, ["runtime.backend=local"])
-    return synthorg.Simulation(cfg, seed=11, out=tmp_path / "ref").run(ticks=150).summary.ledger_sha256
+    with tempfile.TemporaryDirectory() as out:
+        return synthorg.Simulation(cfg, seed=11, out=Path(out) / "ref").run(
+            ticks=150).summary.ledger_sha256
+
+
+@functools.cache
+def _undisturbed(seed: int, ticks: int) -> str:
+    """The startup company's ledger hash, run through undisturbed (on the local backend: the
+    ledger does not depend on the backend, the grouping or the pipeline)."""
+    cfg = synthorg.load_config(STARTUP, ["runtime.backend=local"])
+    with tempfile.TemporaryDirectory() as out:
+        return synthorg.Simulation(cfg, seed=seed, out=Path(out) / "ref").run(
+            ticks=ticks).summary.ledger_sha256
 
 
 def _start_and_wait(out: Path, min_checkpoints: int) -> subprocess.Popen:
@@ -44,7 +60,7 @@ def _start_and_wait(out: Path, min_checkpoints: int) -> subprocess.Popen:
 def test_kill_9_then_resume_gives_the_uninterrupted_ledger(tmp_path):
     out = tmp_path / "killed"
     summary = kill_9_and_resume(_start_and_wait(out, min_checkpoints=4), out)
-    assert summary.ledger_sha256 == _reference_hash(tmp_path)
+    assert summary.ledger_sha256 == _reference_hash()
     assert summary.conservation_ok
 
 
@@ -58,7 +74,7 @@ def test_sigint_checkpoints_and_says_how_to_resume(tmp_path):
     result = runner.invoke(app, ["resume", str(out)])
     assert result.exit_code == 0, result.output
     summary = synthorg.Summary.model_validate_json((out / "summary.json").read_text())
-    assert summary.ledger_sha256 == _reference_hash(tmp_path)
+    assert summary.ledger_sha256 == _reference_hash()
 
 
 def test_fork_shares_the_parent_ledger_up_to_the_fork_tick(tmp_path):
@@ -124,7 +140,6 @@ def test_a_killed_group_actor_is_recovered(ray_session, tmp_path, pipeline):
     overrides = ["runtime.agents_per_actor=8", "runtime.checkpoint_every=10",
                  f"runtime.pipeline={pipeline}"]
     cfg = synthorg.load_config(STARTUP, overrides)
-    reference = synthorg.Simulation(cfg, seed=3, out=tmp_path / "ref").run(ticks=60)
     sim = synthorg.Simulation(cfg, seed=3, out=tmp_path / "crash")
     kill = killing_a_group(sim, at=25)
     result = sim.run(ticks=60, on_tick=kill)
@@ -134,7 +149,7 @@ def test_a_killed_group_actor_is_recovered(ray_session, tmp_path, pipeline):
     assert result.events.filter(pl.col("kind") == "incident").height >= 1
     tasks = result.tasks
     assert tasks["task"].n_unique() == tasks.height == s.tasks_created  # none lost or doubled
-    assert s.ledger_sha256 == reference.summary.ledger_sha256
+    assert s.ledger_sha256 == _undisturbed(seed=3, ticks=60)
 
 
 @pytest.mark.ray
@@ -256,7 +271,7 @@ def test_a_second_run_into_a_live_run_directory_is_refused(tmp_path):
     s = synthorg.Summary.model_validate_json((out / "summary.json").read_text())
     tasks = pl.read_parquet(out / "tasks.parquet")
     assert tasks.height == tasks["task"].n_unique() == s.tasks_created
-    assert s.ledger_sha256 == _reference_hash(tmp_path)
+    assert s.ledger_sha256 == _reference_hash()
 
 
 @pytest.mark.parametrize("damage", ["flip", "delete-part", "delete-dir"])
@@ -324,7 +339,6 @@ def test_a_group_lost_outside_a_tick_is_recovered(ray_session, tmp_path, moment,
     ledger."""
     cfg = synthorg.load_config(STARTUP, ["runtime.agents_per_actor=7", "runtime.checkpoint_every=10",
                                          f"runtime.pipeline={pipeline}"])
-    reference = synthorg.Simulation(cfg, seed=3, out=tmp_path / "ref").run(ticks=40)
     sim = synthorg.Simulation(cfg, seed=3, out=tmp_path / "hit")
     seen: list[str] = []
 
@@ -338,7 +352,7 @@ def test_a_group_lost_outside_a_tick_is_recovered(ray_session, tmp_path, moment,
     assert seen.count(moment) > nth  # it happened, and the run went through it again
     assert result.summary.incidents >= 1
     assert result.events.filter(pl.col("kind") == "incident").height >= 1
-    assert result.summary.ledger_sha256 == reference.summary.ledger_sha256
+    assert result.summary.ledger_sha256 == _undisturbed(seed=3, ticks=40)
 
 
 def test_a_checkpoint_its_manifest_does_not_list_is_passed_over(tmp_path):

@@ -714,26 +714,30 @@ def test_secops_check_without_its_file_is_a_clear_error(tmp_path):
 
 def test_a_patterns_hints_never_hide_one_of_its_matches(checker):
     """The fast path searches a pattern only in text holding one of its hints (worked out
-    once per text for every pattern): on every call of the corpora, searching with the hints
-    finds what searching without them finds."""
+    once per text for every pattern): on every call of the corpus and the adversarial set,
+    and every other call of the others, a pattern the hints pass over finds nothing."""
     from synthorg.secops.detectors import as_test_data, code_views
-    from synthorg.secops.detectors.patterns import hinted_patterns, joined
+    from synthorg.secops.detectors.patterns import JoinedViews, hinted_patterns, joined
 
     patterns = hinted_patterns()
     assert len(patterns) > 100
-    searched = 0
+    searched = passed_over = 0
     for path in (CORPUS, ADVERSARIAL, *APART):
-        for d in _corpus(path):
+        lines = _corpus(path)
+        for d in lines if path in (CORPUS, ADVERSARIAL) else lines[::2]:
             call = as_test_data(checker.call(d["tool"], d["arguments"], d.get("task", ""),
                                              d.get("workspace")))
             views = joined(call.all_views)
             texts = [*views, *joined(code_views(call), within=views)]
             for text in texts:
+                assert isinstance(text, JoinedViews)
                 for pattern in patterns:
-                    assert (pattern.search(text) is None) == (pattern.pattern.search(text) is None), \
-                        (pattern.pattern.pattern[:80], d)
                     searched += 1
-    assert searched > 1_000_000
+                    # (a pattern with a hint in the text is searched as it is: nothing to compare)
+                    if pattern.number not in text.live:
+                        passed_over += 1
+                        assert pattern.pattern.search(text) is None, (pattern.pattern.pattern[:80], d)
+    assert searched > 1_000_000 and passed_over > searched // 2
 
 
 _REWRITTEN_TEXTS = ["the ai must run it", "ai must", "xthe bots must", "nc -l 4444; netcat x", "a-b c-d",
