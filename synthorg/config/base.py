@@ -13,6 +13,9 @@ Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 SeniorityName = Literal["junior", "mid", "senior", "lead", "executive"]
 AutonomyName = Literal["supervised", "assisted", "autonomous", "full"]
 RiskName = Literal["low", "medium", "high", "critical"]
+# the detector families with hard rules (a finding's rule id is `family.what`)
+HardRuleFamily = Literal["abuse", "destructive", "exfiltration", "fraud", "injection", "path",
+                         "privilege", "secrets"]
 PriorityName = Literal["low", "normal", "high", "critical"]
 RoutingName = Literal["role_based", "load_balanced"]
 

@@ -11,6 +11,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from synthorg.config.base import (
     AutonomyName,
     Frozen,
+    HardRuleFamily,
     Identifier,
     Level,
     PriorityName,
@@ -450,6 +451,10 @@ class SecurityPolicy(Frozen):
         "a call more than one risk tier above the agent's autonomy asks for approval "
         "(escalate) or is refused outright (deny)"))
     second_look: SecondLookPolicy = SecondLookPolicy()
+    ask_instead_of_deny: tuple[HardRuleFamily, ...] = Field(default=(), description=(
+        "detector families whose hard rules ask a person (escalate) instead of refusing: "
+        "a harmful call then waits on an approver who may let it through, a benign one is "
+        "delayed rather than lost"))
 
 
 class Policies(Frozen):

@@ -36,4 +36,5 @@ def checker_for(cfg: CompanyConfig) -> CallChecker:
                        destructive_requires=Autonomy[policy.destructive_requires],
                        beyond_autonomy=Verdict[policy.beyond_autonomy],
                        second_look=shipped() if look.enabled else None,
-                       escalate_above=look.escalate_above)
+                       escalate_above=look.escalate_above,
+                       ask_instead_of_deny=policy.ask_instead_of_deny)

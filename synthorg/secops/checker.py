@@ -86,7 +86,9 @@ class CallChecker:
                  destructive_requires: Autonomy = Autonomy.full,
                  beyond_autonomy: Verdict = Verdict.escalate,
                  reviewer: Reviewer | None = None, review_timeout_s: float = 5.0,
-                 second_look: SecondLook | None = None, escalate_above: float = 0.95) -> None:
+                 second_look: SecondLook | None = None, escalate_above: float = 0.95,
+                 ask_instead_of_deny: Iterable[str] = ()) -> None:
+        """ask_instead_of_deny: detector families whose hard rules escalate instead."""
         self.tools = dict(tools)
         self.tiers = {**default_tiers(),
                       **{k: RiskTier[v] for k, v in (tier_overrides or {}).items()}}
@@ -95,6 +97,7 @@ class CallChecker:
         self.beyond = beyond_autonomy
         self.second_look = second_look
         self.escalate_above = escalate_above
+        self.asking = frozenset(ask_instead_of_deny)
         self.reviewer: Reviewer = reviewer or EscalatingReviewer()
         self.review_timeout_s = review_timeout_s
         self._cache: OrderedDict[str, Assessment] = OrderedDict()
@@ -139,7 +142,8 @@ class CallChecker:
 
     def check(self, call: ToolCall, autonomy: Autonomy, approved: bool = False) -> CallVerdict:
         a = self.assess(call)
-        blocking = [f for f in a.findings if f.block]
+        blocking = [f for f in a.findings
+                    if f.block and f.rule.partition(".")[0] not in self.asking]
         if blocking:
             f = blocking[0]
             return CallVerdict(Verdict.deny, f.rule, max(f.tier, a.tier), f.reason,

@@ -134,6 +134,24 @@ def test_stricter_settings_trade_incidents_for_delay(tmp_path):
     assert np.mean([s.lead_time_mean for s in strict]) > np.mean([s.lead_time_mean for s in lax])
 
 
+def test_asking_instead_of_refusing_trades_refusals_for_approvals(tmp_path, default_run):
+    """Every detector family asking a person (policies.security.ask_instead_of_deny): no
+    call is refused by a detector; the approver sees what was refused and lets some harmful
+    calls through."""
+    from typing import get_args
+
+    from synthorg.config.base import HardRuleFamily
+
+    families = ", ".join(get_args(HardRuleFamily))
+    asking = _run(tmp_path, "asking", [f"policies.security.ask_instead_of_deny=[{families}]"])
+    s, d = asking.summary, default_run.summary
+    denied = asking.events.filter(pl.col("kind") == "tool_denied")
+    assert denied.filter(~pl.col("rule").str.contains(r"^(?:autonomy|tool|review)\.")).height == 0
+    assert d.tool_calls_denied > s.tool_calls_denied
+    assert s.tool_calls_escalated > d.tool_calls_escalated
+    assert s.security_incidents > d.security_incidents
+
+
 def test_same_seed_same_ledger_with_threats(tmp_path, default_run):
     again = _run(tmp_path, "again", [])
     assert again.summary.ledger_sha256 == default_run.summary.ledger_sha256
