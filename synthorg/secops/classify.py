@@ -67,7 +67,10 @@ hexdump strings nl tac fold fmt comm join paste expand look dig nslookup ping ho
 traceroute base64 openssl lsof netstat ss xargs nc ncat curlie sha512sum b2sum gpg file
 ldd nm objdump printenv seq yes rev shuf tput clear sum cksum getent locale stty tty groups
 users w last lsblk ip ifconfig route arp journalctl vmstat iostat mpstat pidstat sar dmesg
-ulimit mtr lsmod systemd-analyze nice ionice iotop pgrep pidof id tracepath whois"""))
+ulimit mtr lsmod systemd-analyze nice ionice iotop pgrep pidof id tracepath whois
+pdftotext pdfinfo pdfimages ffprobe mediainfo identify nvidia-smi getfacl getcap csvstat
+csvlook csvcut csvgrep csvjoin csvsort xmllint zstdcat lz4cat xzcat bzcat pg_isready lpstat
+squeue sinfo sacct"""))
 _SHELL_KEYWORDS = frozenset(words("""for do done while until if then elif else fi case
 esac function { } ! time timeout nohup exec command builtin eval break continue exit return
 wait trap shift local readonly"""))
@@ -85,7 +88,7 @@ migrate goose flyway liquibase dbmate sqlfluff terraform-docs actionlint yamllin
 hugo jekyll dbt great_expectations pytest-xdist perl ruby busybox vim vi nvim ex stress-ng
 promtool pip-compile uv-lock jq yq"""))
 _SHELL_WRITE = frozenset(words("""mkdir touch cp mv ln tar zip unzip gzip gunzip bzip2 xz
-chmod tee patch truncate install rsync fallocate"""))
+chmod tee patch truncate install rsync fallocate zstd lz4 7z pandoc qpdf"""))
 _INSTALL = re.compile(r"^(?:pip|pip3|pipx|npm|yarn|pnpm|apt|apt-get|yum|dnf|apk|brew|gem|cargo|go|"
                       r"conda|uv|poetry)\b.*\b(?:install|add|get|i)\b")
 _GIT = {"status": "vcs:read", "diff": "vcs:read", "log": "vcs:read", "show": "vcs:read",
