@@ -215,6 +215,14 @@ def test_an_unknown_family_to_ask_is_named():
     ("run_shell", {"command": "for m in vendor/*/; do (cd \"$m\" && git rev-parse --short HEAD); done"},
      Verdict.allow),
     ("run_shell", {"command": "name=$(tr '/:' '__' <<<\"$img\")"}, Verdict.allow),
+    # find lists names outside the workspace (a person is asked); deleting, running a command
+    # on what it finds (also past a \( ... \) group) or handing the list to xargs is a change
+    ("run_shell", {"command": "find /srv/exports -name '*.csv' -mtime +30 -printf '%p %s\\n'"},
+     Verdict.escalate),
+    ("run_shell", {"command": "find /srv/exports -name '*.csv' -mtime +30 -delete"}, Verdict.deny),
+    ("run_shell", {"command": "find /srv/exports -type d \\( -name a -o -name b \\) -prune "
+                              "-exec rm -rf {} +"}, Verdict.deny),
+    ("run_shell", {"command": "find /srv/exports -name '*.csv' -print0 | xargs -0 rm -f"}, Verdict.deny),
 ])
 def test_readings_of_sql_and_shell(checker, tool, arguments, verdict):
     assert checker.check(checker.call(tool, arguments), Autonomy.assisted).verdict == verdict

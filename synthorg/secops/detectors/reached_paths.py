@@ -119,12 +119,13 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
     if "$(" in view or "`" in view:  # exports/$(date +%F)/: one word, the substitution read on its own
         view = _EMBEDDED_SUBSTITUTION.sub(_unknown_part, view)
     cwd = ""
+    find_changes = "find" not in view or bool(_FIND_CHANGES.search(view))
     for text in _SEGMENT.split(view):
         segment = text.split()
         if not segment:
             continue
         if done is None or cwd or text not in done:
-            yield from _segment_paths(segment, cwd, commands_only)
+            yield from _segment_paths(segment, cwd, commands_only, find_changes)
             if commands_only and ">" in text and segment[0].rsplit("/", 1)[-1] in _COMMANDS:
                 for m in _REDIRECT.finditer(text):  # a command in code writes where it redirects
                     yield m.group(1), True
@@ -155,7 +156,13 @@ def _after_sudo(segment: list[str]) -> list[str]:
     return segment[i:]
 
 
-def _segment_paths(segment: list[str], cwd: str, commands_only: bool
+# find doing more than listing: deleting, running a command or writing a file on what it
+# finds, or handing its list on to a command that may change what it names (read in the
+# whole line: `\( ... \)` cuts a find into several segments)
+_FIND_CHANGES = fast_regex(r"\s-(?:delete|exec|ok|fprint|fls)|\|\s*(?:sudo\s+)?(?:xargs|while|parallel)\b")
+
+
+def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_changes: bool = True
                    ) -> Iterator[Reach]:
     while segment[0] in _PREFIX_WORDS and len(segment) > 1:  # `do /usr/bin/time ...`: the command after
         segment = segment[1:]
@@ -172,6 +179,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool
         # (a regex's /app(/.*)? cut at its `)`: the path is before its group)
     writes: bool | None = None if verb in _LOOKING_VERBS else verb in _WRITING_VERBS or verb.endswith("rm")
     args = segment[1:]
+    if verb == "find" and not find_changes:
+        writes = None  # it lists names (and sizes, times), changing nothing
     if verb == "for" or _ARRAY.match(verb):  # values, not yet places: endpoints=(/healthz /v1/status)
         args = [w for w in segment if on_file_system(w.split("=(", 1)[-1])]
     if verb in ("df", "du", "basename", "dirname"):
