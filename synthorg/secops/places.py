@@ -121,6 +121,8 @@ def inside(path: str, root: str) -> bool:
 _HARMLESS_PREFIXES = tuple(p + "/" for p in HARMLESS_PATHS)
 # outside the workspace, harmless to read: the public certificates the machine trusts
 _TRUSTED_CERTIFICATES = ("/etc/ssl/certs/", "/etc/pki/ca-trust/", "/usr/share/ca-certificates/")
+# outside the workspace, harmless to read: the name of the pod's namespace (not the token beside it)
+_HARMLESS_FILES = frozenset(f"{r}/secrets/kubernetes.io/serviceaccount/namespace" for r in ("/run", "/var/run"))
 # the machine's own configuration, logs, programs and kernel views: what a reader learns may
 # help an attack (its settings, who signed in), so a person is asked; data stores, homes,
 # sockets, devices and backups (/srv, /home, /root, /run, /dev, /var/lib...) stay refused
@@ -158,7 +160,7 @@ def admin_changes(path: str) -> bool:
 def read_place(path: str) -> str:
     """For a read outside the workspace (of a `sensitive` path): `harmless` (a trusted
     certificate), `system` (the machine's configuration, logs and programs) or `sensitive`."""
-    if path.startswith(_TRUSTED_CERTIFICATES):
+    if path.startswith(_TRUSTED_CERTIFICATES) or path in _HARMLESS_FILES:
         return "harmless"
     return "system" if path.startswith(_SYSTEM_ROOTS) else "sensitive"
 

@@ -138,6 +138,7 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
 # (a pattern: /^5/, /a|b/, /x$/; a glob's * ? [ ] are a path's: ls /*/)
 _REGEX_LITERAL = re.compile(r"/(?:\^|[^/]*[$+\\|][^/]*/$)")
 _ARRAY = re.compile(r"\w+\+?=\(")
+_ONLY_SLASH = re.compile(r"//?")
 _ONLY_SLASHES = re.compile(r"[/*\\]*\*[/*\\]*")  # (a pattern's /**/ cut out at its |: no command)
 _AWK_PROGRAM = re.compile(r"[{}();]|\$[\d/]|^/.*[$^]")
 _CIDR = re.compile(r"[\d.]+/\d{1,2}|[0-9a-f:]+/\d{1,3}")
@@ -225,8 +226,10 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_chang
     for word in args:
         if "://" in word or _CIDR.fullmatch(word):
             continue  # (10.20.1.0/24 is a network, not a path)
-        if (word.strip("\"'") == "/" and verb.rsplit("/", 1)[-1] not in _ROOT_READERS) or (word == "/.*" and not writes):
-            continue  # (jq's `.kind + "/" + .name` with its quotes taken off: text, not the root; a regex's (/.*)?)
+        if (_ONLY_SLASH.fullmatch(word.strip("\"'")) and verb.rsplit("/", 1)[-1] not in _ROOT_READERS) \
+                or (word == "/.*" and not writes):
+            continue  # (jq's `.kind + "/" + .name` or `.a // .b` with its quotes taken off: text, not
+            # the root; a regex's (/.*)?)
         if verb == "dd" and word.startswith("if="):
             yield posixpath.join(cwd, word[3:]), False
             continue
