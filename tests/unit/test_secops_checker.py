@@ -223,6 +223,7 @@ def test_an_unknown_family_to_ask_is_named():
     ("run_shell", {"command": "find /srv/exports -type d \\( -name a -o -name b \\) -prune "
                               "-exec rm -rf {} +"}, Verdict.deny),
     ("run_shell", {"command": "find /srv/exports -name '*.csv' -print0 | xargs -0 rm -f"}, Verdict.deny),
+    ("run_shell", {"command": "rm -f $(find /srv/exports -name '*.csv')"}, Verdict.deny),
     # jq's alternative operator is no path (the root is reached by commands that read it)
     ("run_shell", {"command": "jq '.advanced // .basic' cost/selectors.json"}, Verdict.allow),
     ("run_shell", {"command": "jq . //etc/passwd"}, Verdict.deny),

@@ -158,9 +158,10 @@ def _after_sudo(segment: list[str]) -> list[str]:
 
 
 # find doing more than listing: deleting, running a command or writing a file on what it
-# finds, or handing its list on to a command that may change what it names (read in the
-# whole line: `\( ... \)` cuts a find into several segments)
-_FIND_CHANGES = fast_regex(r"\s-(?:delete|exec|ok|fprint|fls)|\|\s*(?:sudo\s+)?(?:xargs|while|parallel)\b")
+# finds, or handing its list on to a command that may change what it names, through a pipe or
+# as the words of a substitution (read in the whole line: `\( ... \)` cuts a find into segments)
+_FIND_CHANGES = fast_regex(r"\s-(?:delete|exec|ok|fprint|fls)|\|\s*(?:sudo\s+)?(?:xargs|while|parallel)\b"
+                           r"|(?:\$\(|`)\s*(?:sudo\s+)?find\b")
 
 
 def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_changes: bool = True
