@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import get_args
 
 import pytest
+
+from synthorg.config.base import HardRuleFamily
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_COMPANY = REPO / "templates" / "companies" / "startup.yaml"  # memory in Mem0
@@ -14,6 +17,9 @@ CAREERS = REPO / "tests" / "data" / "careers.yaml"  # the same with HR reviews o
 ENTERPRISE = REPO / "templates" / "companies" / "enterprise.yaml"
 # SecOps with its detectors alone (the second look off): the overrides for load_config
 SECOPS_RULES_ONLY = ("policies.security.second_look.enabled=false",)
+# every detector family asking a person instead of refusing (policies.security.ask_instead_of_deny)
+ASK_EVERY_FAMILY = ("policies.security.ask_instead_of_deny=[{}]".format(
+    ", ".join(get_args(HardRuleFamily))),)
 
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")  # tests never open the dashboard
 

@@ -17,7 +17,7 @@ from synthorg.org.directory import OrgDirectory
 from synthorg.secops.calls import ToolCall
 from synthorg.secops.catalog import checker_for
 from synthorg.secops.checker import Assessment
-from tests.conftest import SECOPS_RULES_ONLY, STARTUP
+from tests.conftest import ASK_EVERY_FAMILY, SECOPS_RULES_ONLY, STARTUP
 
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "secops" / "corpus.jsonl"
 ADVERSARIAL = CORPUS.with_name("adversarial.jsonl")
@@ -160,9 +160,7 @@ def test_asking_instead_of_refusing_never_lets_a_call_through(checker):
 
     from synthorg.config.base import HardRuleFamily
 
-    families = ", ".join(get_args(HardRuleFamily))
-    asking = checker_for(synthorg.load_config(STARTUP, [
-        *SECOPS_RULES_ONLY, f"policies.security.ask_instead_of_deny=[{families}]"]))
+    asking = checker_for(synthorg.load_config(STARTUP, [*SECOPS_RULES_ONLY, *ASK_EVERY_FAMILY]))
     seen_families: set[str] = set()
     for path in (CORPUS, ADVERSARIAL):
         for d in _corpus(path):

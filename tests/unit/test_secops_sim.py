@@ -14,7 +14,7 @@ import synthorg
 from synthorg.domain.enums import Autonomy
 from synthorg.secops.catalog import checker_for
 from synthorg.secops.forms import CANONICAL, secops_tables
-from tests.conftest import ENTERPRISE, STARTUP
+from tests.conftest import ASK_EVERY_FAMILY, ENTERPRISE, STARTUP
 
 
 def _run(tmp_path, name: str, overrides: list[str], seed: int = 0, ticks: int = 300,
@@ -138,12 +138,7 @@ def test_asking_instead_of_refusing_trades_refusals_for_approvals(tmp_path, defa
     """Every detector family asking a person (policies.security.ask_instead_of_deny): no
     call is refused by a detector; the approver sees what was refused and lets some harmful
     calls through."""
-    from typing import get_args
-
-    from synthorg.config.base import HardRuleFamily
-
-    families = ", ".join(get_args(HardRuleFamily))
-    asking = _run(tmp_path, "asking", [f"policies.security.ask_instead_of_deny=[{families}]"])
+    asking = _run(tmp_path, "asking", list(ASK_EVERY_FAMILY))
     s, d = asking.summary, default_run.summary
     denied = asking.events.filter(pl.col("kind") == "tool_denied")
     assert denied.filter(~pl.col("rule").str.contains(r"^(?:autonomy|tool|review)\.")).height == 0
