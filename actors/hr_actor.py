@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -14,6 +15,7 @@ import ray
 
 from actors.pipelines import wait
 from synthorg.config.models import CompanyConfig
+from synthorg.hr.approvals import promotion_approver
 from synthorg.hr.departments import DepartmentDesk, DeptPlan, DeptStats
 from synthorg.hr.feed import Feed
 from synthorg.hr.link import HrLink
@@ -53,9 +55,14 @@ def _ask_departments(depts: list[ray.actor.ActorHandle]) -> PlanDepartments:
 @ray.remote(num_cpus=0)
 class HrActor:
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: int, groups: int,
-                 departments: list[ray.actor.ActorHandle]) -> None:
+                 departments: list[ray.actor.ActorHandle], run_dir: str,
+                 record: str | None) -> None:
+        """run_dir, record: where promotions wait for a person in human mode (and, replaying,
+        the decisions they were given)."""
         self._office = HrOffice(config, directory, np.uint64(key), groups,
-                                _ask_departments(departments))
+                                _ask_departments(departments), promotion_approver(
+                                    config, np.uint64(key), directory.agent_ids, Path(run_dir),
+                                    Path(record) if record else None))
         self._reviewing: tuple[int, threading.Thread, list] | None = None
 
     def take(self, tick: int, group: int, feed: Feed) -> None:

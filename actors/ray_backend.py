@@ -263,7 +263,8 @@ class RayBackend:
             for k, dept in enumerate(d.dept_ids)] if plan.config.hr.enabled else []
         self.hr = HrActor.options(  # type: ignore[attr-defined]
             name="hr", namespace=ns, scheduling_strategy=here).remote(
-                cfg_ref, dir_ref, int(plan.key), len(bounds), self.departments
+                cfg_ref, dir_ref, int(plan.key), len(bounds), self.departments,
+                str(plan.run_dir), str(plan.approvals_record) if plan.approvals_record else None
         ) if plan.config.hr.enabled else None
         # the run's groups share its `workers` CPUs (a group steps on one core at most; Ray
         # takes fractions below one): a cluster can then hold as many runs as it has CPUs for

@@ -61,13 +61,14 @@ def list_(run_dir: RunDir,
 
 @approvals_app.command()
 def approve(run_dir: RunDir, calls: Calls, note: Note = "") -> None:
-    """Grant parked calls: each agent makes its call as approved."""
+    """Grant parked calls: each agent makes its call as approved (a promotion takes effect)."""
     _decide(run_dir, calls, True, note)
 
 
 @approvals_app.command()
 def deny(run_dir: RunDir, calls: Calls, note: Note = "") -> None:
-    """Reject parked calls: each agent's task fails, or goes to its head (on_reject)."""
+    """Reject parked calls: each agent's task fails, or goes to its head (on_reject); a
+    promotion is refused."""
     _decide(run_dir, calls, False, note)
 
 

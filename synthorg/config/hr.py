@@ -33,7 +33,8 @@ class PromotionPolicy(Frozen):
     tenure_reviews: int = Field(default=4, ge=1, description=(
         "reviews an agent spends at a level before it can be promoted again"))
     approval_from: SeniorityName = Field(default="senior", description=(
-        "promotions to this level and above need the approver's yes (policies.approvals)"))
+        "promotions to this level and above need the approver's yes (policies.approvals: "
+        "in human mode a person's, through `synthorg approvals`)"))
     top: SeniorityName = Field(default="lead", description="the highest level reviews promote to")
 
 

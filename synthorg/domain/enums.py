@@ -179,10 +179,11 @@ class HrReason(IntEnum):
     under_performing = 3  # fired: quality under the floor, reviews running
     queue_pressure = 4  # hired: the department's load stayed high, its budget allowed
     load_balance = 5  # reassigned: from a department much less loaded per member
-    approver_refused = 6
+    approver_refused = 6  # promotion: the approver said no
     seniority_tier = 7  # the model tier follows the seniority
     load_high = 8  # routing: load-balanced while the department's load stays high
     load_eased = 9
+    approval_timed_out = 10  # promotion: nobody decided in time (policies.approvals.on_timeout)
 
 
 class ModelTier(IntEnum):

@@ -14,6 +14,7 @@ from synthorg.config.models import CompanyConfig
 from synthorg.config.role_templates import role_template
 from synthorg.domain.enums import EventKind, HrReason, Seniority
 from synthorg.domain.rng import Stream, uniform
+from synthorg.hr.approvals import PromotionApprover, SeededApprover
 from synthorg.hr.criteria import criteria_met
 from synthorg.hr.departments import DepartmentDesk, DeptPlan, DeptStats
 from synthorg.hr.feed import Feed
@@ -34,8 +35,11 @@ def local_departments(desks: list[DepartmentDesk]) -> PlanDepartments:
 
 class HrOffice:
     def __init__(self, config: CompanyConfig, directory: OrgDirectory, key: np.uint64,
-                 groups: int, departments: PlanDepartments) -> None:
+                 groups: int, departments: PlanDepartments,
+                 approver: PromotionApprover | None = None) -> None:
+        """approver: who says yes to a promotion that needs it (the seeded approver if none)."""
         self.cfg, self.spec, self.key = config, config.hr, key
+        self.approver = approver or SeededApprover(config, key)
         self._base = directory
         self.timeline = OrgTimeline(config, directory)
         self.history = History(self.spec.longest)
@@ -190,9 +194,12 @@ class HrOffice:
               & (self.at_level[agents] >= promo.tenure_reviews) & (met >= need))
         down = ((demo.policy != "none") & (self.low_reviews[agents] >= demo.reviews)
                 & (level > 0) & ~up)
-        ask = int(Seniority[promo.approval_from])
-        agrees = uniform(self.key, agents, at, Stream.promotion) \
-            < self.cfg.policies.approvals.approve_probability
+        asking = up & (level + 1 >= int(Seniority[promo.approval_from])) \
+            & ~np.isin(agents, np.array(sorted(skip), dtype=agents.dtype))
+        granted, late = self._ask(at - spec.decision_lag, at, agents[asking], level[asking] + 1,
+                                  met[asking], need[asking])
+        answer = dict(zip(agents[asking].tolist(), zip(granted.tolist(), late.tolist(),
+                                                       strict=True), strict=True))
         for i in np.flatnonzero(up | down).tolist():
             a = int(agents[i])
             if a in skip:
@@ -202,12 +209,22 @@ class HrOffice:
                 self.low_reviews[a] = 0
                 out.append(OrgDecision(at, EventKind.agent_demoted, a, int(level[i]) - 1,
                                        reason=int(HrReason.criteria_missed)))
-            elif level[i] + 1 >= ask and not agrees[i]:
+            elif a in answer and not answer[a][0]:
+                why = HrReason.approval_timed_out if answer[a][1] else HrReason.approver_refused
                 out.append(OrgDecision(at, EventKind.promotion_refused, a, int(level[i]) + 1,
-                                       reason=int(HrReason.approver_refused)))
+                                       reason=int(why)))
             else:
                 out.append(OrgDecision(at, EventKind.agent_promoted, a, int(level[i]) + 1,
                                        reason=int(HrReason.criteria_met)))
+
+    def _ask(self, review: int, at: int, agents: np.ndarray, levels: np.ndarray,
+             met: np.ndarray, need: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The approver's answers on the promotions that need one (granted, timed out)."""
+        top = self.spec.promotion.approval_from
+        reasons = [f"promotion to {Seniority(int(v)).name}: meets {m} criteria, {n} needed "
+                   f"(hr.promotion.approval_from: {top})"
+                   for v, m, n in zip(levels.tolist(), met.tolist(), need.tolist(), strict=True)]
+        return self.approver.decide(review, at, agents, levels, reasons)
 
     def _hire(self, d: OrgDirectory, plans: list[DeptPlan], tick: int, at: int,
               out: list[OrgDecision]) -> None:

@@ -34,14 +34,20 @@ from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import ActionStatus
 from synthorg.domain.rng import Stream, uniform
 from synthorg.secops.forms import secops_tables
-from synthorg.secops.parking import ApprovalStore, ParkedCall, store_of
+from synthorg.secops.parking import (
+    POLL_SECONDS,
+    ApprovalStore,
+    ParkedCall,
+    copy_recorded,
+    look,
+    store_of,
+)
 
 if TYPE_CHECKING:
     from synthorg.llm.cassette import CassetteSpec
     from synthorg.llm.judge import ModelJudge
 
 GRANTED, REJECTED = 1.0, 0.0  # an approval's outcome value
-POLL_SECONDS = 0.2  # how often a waiting run looks for a person's decisions
 
 
 class SecOpsOffice:
@@ -113,30 +119,13 @@ class SecOpsOffice:
         """A person's decisions on `calls`, waiting for them up to the policy's time-out."""
         store, policy = self.store, self._config.policies.approvals
         if self._record_path is not None:
-            return self._recorded(calls)
+            if self._record is None:
+                self._record = ApprovalStore(self._record_path, create=False)
+            return copy_recorded(self._record, store, calls)
         deadline = time.monotonic() + policy.timeout_seconds
-        while True:
-            got = store.decisions(calls)
-            left = [c for c in calls if c not in got]
-            if not left:
-                return got
-            if time.monotonic() >= deadline:
-                store.decide_many(left, policy.on_timeout == "grant", "timeout",
-                                  f"nobody decided within {policy.timeout_seconds:g} s")
-                continue  # a person may have decided meanwhile: the store says who won
+        while (got := look(store, calls, deadline, policy.on_timeout == "grant",
+                           policy.timeout_seconds)) is None:
             await asyncio.sleep(POLL_SECONDS)
-
-    def _recorded(self, calls: list[int]) -> dict[int, ParkedCall]:
-        if self._record is None:
-            assert self._record_path is not None
-            self._record = ApprovalStore(self._record_path, create=False)
-        got = self._record.decisions(calls)
-        missing = [c for c in calls if c not in got]
-        if missing:
-            raise LookupError(f"{self._record_path}: no decision recorded for call "
-                              f"{missing[0]}")
-        for c in calls:
-            self.store.decide(c, got[c].status == "granted", got[c].decided_by, got[c].note)
         return got
 
     def _parked(self, requests: np.ndarray, contexts: list[str],

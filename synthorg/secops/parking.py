@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,6 +30,8 @@ from synthorg.errors import MisuseError
 FILE = "approvals.sqlite"
 SCHEMA_VERSION = 1
 MAX_ARGUMENTS = 65_536  # characters of a call's arguments kept (a crafted file can be larger)
+POLL_SECONDS = 0.2  # how often a run waiting for a person looks for their decisions
+HR_REQUEST = 1 << 62  # set in the id of a request of the HR office: never an action's id
 Status = Literal["parked", "granted", "rejected"]
 DecidedBy = Literal["", "approver", "person", "timeout", "model"]
 
@@ -40,7 +43,7 @@ class ParkedCall(Frozen):
     tick: int = Field(ge=0)  # asked at
     due: int = Field(ge=0)  # the tick its decision reaches the agent
     agent: str = Field(max_length=200)
-    task: int = Field(ge=-1)  # -1: an agent asking for its autonomy back
+    task: int = Field(ge=-1)  # -1: an agent asking for its autonomy back, or a promotion
     tool: str = Field(max_length=200)  # "" for an escalation on low confidence
     arguments: dict[str, str] = Field(default_factory=dict)
     rule: str = Field(default="", max_length=200)
@@ -191,3 +194,32 @@ class ApprovalStore:
 
 def store_of(run_dir: Path, create: bool = True) -> ApprovalStore:
     return ApprovalStore(run_dir / FILE, create=create)
+
+
+def look(store: ApprovalStore, calls: list[int], deadline: float, grant_on_timeout: bool,
+         timeout_seconds: float) -> dict[int, ParkedCall] | None:
+    """One look for a person's decisions on `calls`: all of them, or None while some still
+    wait before `deadline` (time.monotonic()). Past it, those still parked take the policy's
+    default; a person deciding in the same instant wins (the first decision stays)."""
+    got = store.decisions(calls)
+    left = [c for c in calls if c not in got]
+    if not left:
+        return got
+    if time.monotonic() < deadline:
+        return None
+    store.decide_many(left, grant_on_timeout, "timeout",
+                      f"nobody decided within {timeout_seconds:g} s")
+    return store.decisions(calls)
+
+
+def copy_recorded(record: ApprovalStore, store: ApprovalStore, calls: list[int]
+                  ) -> dict[int, ParkedCall]:
+    """The decisions a replayed run was given, copied into the replay's own store; a call
+    without one is an error (the replay asked what the run never did)."""
+    got = record.decisions(calls)
+    missing = [c for c in calls if c not in got]
+    if missing:
+        raise LookupError(f"{record.path}: no decision recorded for call {missing[0]}")
+    for c in calls:
+        store.decide(c, got[c].status == "granted", got[c].decided_by, got[c].note)
+    return got

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from synthorg.hr.approvals import promotion_approver
 from synthorg.hr.departments import DepartmentDesk
 from synthorg.hr.office import HrOffice, load_hr, local_departments, scores_of
 from synthorg.hr.office import state_of as hr_state_of
@@ -30,7 +31,9 @@ class LocalBackend:
         recall = self.memory.exchange if self.memory is not None else None
         # careers: the HR office and the departments' desks, reviewing between ticks
         self.desks = [DepartmentDesk(cfg, k) for k in range(len(d.dept_ids))]
-        self.hr = (HrOffice(cfg, d, plan.key, len(bounds), local_departments(self.desks))
+        self.hr = (HrOffice(cfg, d, plan.key, len(bounds), local_departments(self.desks),
+                            promotion_approver(cfg, plan.key, d.agent_ids, plan.run_dir,
+                                               plan.approvals_record))
                    if cfg.hr.enabled else None)
         self.groups = [GroupHost(cfg, d, plan.key, plan.seed, bounds, i, sink, self.office.decide,
                                  context=plan.executors, recall=recall, hr=self.hr)
@@ -97,5 +100,7 @@ class LocalBackend:
         for g in self.groups:
             g.close()
         self.office.close()
+        if self.hr is not None:
+            self.hr.approver.close()
         if self.memory is not None:
             self.memory.close()

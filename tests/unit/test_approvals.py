@@ -1,6 +1,7 @@
 """Approvals: parked in the run directory with their call, decided by the seeded approver or a
 person (`synthorg approvals`), timed out with the policy's default, replayed as decided, and
-kept across a restart of the SecOps actor."""
+kept across a restart of the SecOps actor. Promotions that need approval wait for the same
+person in the same store."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from typer.testing import CliRunner
 import synthorg
 from synthorg.cli.app import app
 from synthorg.secops.parking import FILE, ApprovalStore, ParkedCall
-from tests.conftest import STARTUP
+from tests.conftest import CAREERS, STARTUP
 
 runner = CliRunner()
 LOCAL = ["runtime.backend=local"]
@@ -206,3 +207,65 @@ def test_a_parked_approval_survives_a_restart_of_the_secops_actor(ray_session, t
     assert events["kind"].to_list() == ["approval_granted"]
     r = _cli("replay", tmp_path / "run")
     assert r.exit_code == 0 and "identical" in r.stdout, r.output
+
+
+# careers with every promotion asking (to mid and above), and few calls asking
+PROMOTIONS_ASK = ["policies.approvals.mode=human", "hr.promotion.approval_from=mid",
+                  "company.autonomy=autonomous", "policies.decision.wait_threshold=0",
+                  "workload.threats.injection_rate=0", "workload.threats.insiders=[]",
+                  "workload.threats.mistake_probability=0"]
+
+
+def _promotions(out: Path) -> list[dict]:
+    return [r for r in _parked(out, "--all") if r["tool"] == "hr:promotion"]
+
+
+def _career_events(result) -> dict[tuple[str, int], tuple[str, int, str]]:
+    rows = result.events.filter(pl.col("kind").is_in(["agent_promoted", "promotion_refused"]))
+    return {(a, t): (k, v, why) for a, t, k, v, why in
+            rows.select("actor", "tick", "kind", "target", "hr_reason").rows()}
+
+
+@pytest.mark.parametrize("backend", ["local", pytest.param("ray", marks=pytest.mark.ray)])
+def test_a_person_decides_promotions_and_replay_gives_them_back(request, tmp_path, backend):
+    if backend == "ray":
+        request.getfixturevalue("ray_session")
+    cfg = synthorg.load_config(CAREERS, [f"runtime.backend={backend}", *PROMOTIONS_ASK])
+    seen: list[int] = []
+
+    def in_turn(call: int) -> str:  # approve, deny, approve, ... in the order they are asked
+        if call not in seen:
+            seen.append(call)
+        return "deny" if seen.index(call) % 2 else "approve"
+
+    ticks = 250
+    desk = PersonAtTheDesk(synthorg.Simulation(cfg, out=tmp_path / "run"), ticks, in_turn).start()
+    desk.answer_until_done()
+    asked = _promotions(tmp_path / "run")
+    assert len(asked) >= 4 and {r["status"] for r in asked} == {"granted", "rejected"}
+    careers = _career_events(desk.result)
+    for r in asked:
+        assert r["decided_by"] == "person" and r["note"] == "checked" and r["task"] == -1
+        assert "hr.promotion.approval_from: mid" in r["reason"]
+        kind, level, why = careers[(r["agent"], r["due"])]
+        assert level == ["junior", "mid", "senior", "lead", "executive"].index(
+            r["arguments"]["to"])
+        if r["status"] == "granted":
+            assert (kind, why) == ("agent_promoted", "criteria_met")
+        else:
+            assert (kind, why) == ("promotion_refused", "approver_refused")
+    assert len(careers) == len(asked)  # every promotion asked, and only as decided
+    r = _cli("replay", tmp_path / "run")
+    assert r.exit_code == 0 and "identical" in r.stdout, r.output
+
+
+def test_a_promotion_nobody_decides_takes_the_default_after_the_time_out(tmp_path):
+    cfg = synthorg.load_config(CAREERS, [*LOCAL, *PROMOTIONS_ASK,
+                                         "policies.approvals.timeout_seconds=0.2"])
+    result = synthorg.Simulation(cfg, out=tmp_path).run(ticks=160)
+    asked = _promotions(tmp_path)
+    assert asked and {(r["status"], r["decided_by"]) for r in asked} == {("rejected", "timeout")}
+    careers = _career_events(result)
+    assert {careers[(r["agent"], r["due"])] [::2] for r in asked} == {
+        ("promotion_refused", "approval_timed_out")}
+    assert len(careers) == len(asked)

@@ -1,0 +1,108 @@
+"""Who says yes to a promotion that needs approval (hr.promotion.approval_from).
+
+- `seeded` and `llm` modes: the seeded approver, with `policies.approvals.approve_probability`
+  (the model reviews SecOps's calls, not careers).
+- `human` mode: a person, with `synthorg approvals`. The HR office parks each request in the
+  run's approvals store beside the agents' calls, and its review waits for the decisions up
+  to `timeout_seconds`, after which `on_timeout` applies. The groups step on meanwhile until
+  the tick the review's decisions take effect. A replay is given the recorded decisions.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from synthorg.config.models import CompanyConfig
+from synthorg.domain.enums import Seniority
+from synthorg.domain.records import call_ids
+from synthorg.domain.rng import Stream, uniform
+from synthorg.secops.parking import (
+    HR_REQUEST,
+    POLL_SECONDS,
+    ApprovalStore,
+    ParkedCall,
+    copy_recorded,
+    look,
+    store_of,
+)
+
+PROMOTION = "hr:promotion"  # the `tool` of a parked promotion
+
+
+class PromotionApprover(Protocol):
+    def decide(self, review: int, at: int, agents: np.ndarray, levels: np.ndarray,
+               reasons: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Per agent asking to reach `levels` at tick `at` (decided at the review at tick
+        `review`): granted, and whether nobody answered in time."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class SeededApprover:
+    def __init__(self, config: CompanyConfig, key: np.uint64) -> None:
+        self._key, self._p = key, config.policies.approvals.approve_probability
+
+    def decide(self, review: int, at: int, agents: np.ndarray, levels: np.ndarray,
+               reasons: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        granted = uniform(self._key, agents.astype(np.int64), at, Stream.promotion) < self._p
+        return granted, np.zeros(len(agents), dtype=bool)
+
+    def close(self) -> None:
+        pass
+
+
+class PersonApprover:
+    def __init__(self, config: CompanyConfig, agent_ids: tuple[str, ...], run_dir: Path,
+                 record: Path | None) -> None:
+        self._policy = config.policies.approvals
+        self._agent_ids, self._run_dir, self._record_path = agent_ids, run_dir, record
+        self._store: ApprovalStore | None = None
+        self._record: ApprovalStore | None = None
+
+    def decide(self, review: int, at: int, agents: np.ndarray, levels: np.ndarray,
+               reasons: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        if not len(agents):
+            return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+        if self._store is None:
+            self._store = store_of(self._run_dir)
+        calls = (HR_REQUEST | call_ids(at, agents)).tolist()
+        self._store.park(ParkedCall(
+            call=c, tick=review, due=at, agent=self._agent_ids[a], task=-1, tool=PROMOTION,
+            arguments={"from": Seniority(level - 1).name, "to": Seniority(level).name},
+            reason=why) for c, a, level, why in zip(calls, agents.tolist(), levels.tolist(),
+                                                     reasons, strict=True))
+        got = self._decisions(calls)
+        return (np.array([got[c].status == "granted" for c in calls]),
+                np.array([got[c].decided_by == "timeout" for c in calls]))
+
+    def _decisions(self, calls: list[int]) -> dict[int, ParkedCall]:
+        assert self._store is not None
+        if self._record_path is not None:
+            if self._record is None:
+                self._record = ApprovalStore(self._record_path, create=False)
+            return copy_recorded(self._record, self._store, calls)
+        policy = self._policy
+        deadline = time.monotonic() + policy.timeout_seconds
+        while (got := look(self._store, calls, deadline, policy.on_timeout == "grant",
+                           policy.timeout_seconds)) is None:
+            time.sleep(POLL_SECONDS)
+        return got
+
+    def close(self) -> None:
+        for store in (self._store, self._record):
+            if store is not None:
+                store.close()
+        self._store = self._record = None
+
+
+def promotion_approver(config: CompanyConfig, key: np.uint64, agent_ids: tuple[str, ...],
+                       run_dir: Path | None = None, record: Path | None = None
+                       ) -> PromotionApprover:
+    if config.policies.approvals.mode == "human" and run_dir is not None:
+        return PersonApprover(config, agent_ids, run_dir, record)
+    return SeededApprover(config, key)
