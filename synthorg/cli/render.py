@@ -72,8 +72,9 @@ def summary_table(s: Summary, out: Path, report: Path | None = None) -> Table:
         ("SecOps: autonomy lowered / given back", f"{s.autonomy_lowered} / {s.autonomy_restored}"),
         ("actions run by executors (failed) / outages hit",
          f"{s.actions} ({s.actions_failed}) / {s.tool_outages}"),
-        ("hires / fires / moves / promotions; headcount at end",
-         f"{s.hires} / {s.fires} / {s.reassignments} / {s.promotions}; {s.headcount_end}"),
+        ("hires / fires / moves / promotions (refused); headcount at end",
+         f"{s.hires} / {s.fires} / {s.reassignments} / {s.promotions} "
+         f"({s.promotions_refused}); {s.headcount_end}"),
         ("cost", f"${s.cost_usd:,.2f}"),
         *([("model calls (tokens in / out), cost",
             f"{s.llm_calls} ({s.tokens_in:,} / {s.tokens_out:,}), ${s.cost_llm_usd:,.2f}")]

@@ -56,6 +56,7 @@ class Summary(BaseModel):
     help_declined: int = 0  # requests beyond a helper's capacity that tick
     budget_alerts: int = 0
     promotions: int = 0
+    promotions_refused: int = 0  # needing approval (hr.promotion.approval_from), not given
     demotions: int = 0
     hires: int = 0
     fires: int = 0
@@ -128,6 +129,7 @@ def summarise(totals: LedgerTotals, *, tasks_open: int, mean_quality: float, cos
         fires=c["agent_left"],
         reassignments=c["agent_moved"],
         promotions=c["agent_promoted"],
+        promotions_refused=c["promotion_refused"],
         demotions=c["agent_demoted"],
         actions=sum(totals.action_status.values()),
         actions_failed=(totals.action_status.get("failed", 0)
@@ -148,8 +150,8 @@ LIVE_FIELDS = ("tasks_created", "tasks_completed", "tasks_failed", "tool_calls",
                "tool_calls_executed", "tool_calls_denied", "tool_calls_escalated",
                "budget_blocked", "approvals", "approvals_requested", "approvals_rejected",
                "escalations", "messages", "delegations", "help_requests", "help_declined",
-               "promotions", "demotions", "hires", "fires", "reassignments", "memory_writes",
-               "memory_searches", "security_incidents", "cost_usd")
+               "promotions", "promotions_refused", "demotions", "hires", "fires", "reassignments",
+               "memory_writes", "memory_searches", "security_incidents", "cost_usd")
 
 
 def live_figures(totals: LedgerTotals, spent_micro: int) -> dict[str, float]:

@@ -255,6 +255,9 @@ def test_a_person_decides_promotions_and_replay_gives_them_back(request, tmp_pat
         else:
             assert (kind, why) == ("promotion_refused", "approver_refused")
     assert len(careers) == len(asked)  # every promotion asked, and only as decided
+    s = desk.result.summary
+    assert (s.promotions, s.promotions_refused) == (
+        sum(r["status"] == "granted" for r in asked), sum(r["status"] == "rejected" for r in asked))
     r = _cli("replay", tmp_path / "run")
     assert r.exit_code == 0 and "identical" in r.stdout, r.output
 
