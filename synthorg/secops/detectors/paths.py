@@ -74,7 +74,7 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
         place = place_of(path, call.workspace)
         if not written and _PUBLIC_KEY.search(path):
             continue  # a public key, to be handed out
-        if climbs(raw) and place != "workspace":
+        if climbs(raw) and (place != "workspace" or call.colleague_path(path)):
             yield finding("path.traversal", f"climbs out of the workspace: {raw}")
             continue
         if SECRET_FILE.pattern.search(path.lower()) and not path.lower().endswith(  # (short: no hints)

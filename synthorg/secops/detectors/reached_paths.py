@@ -187,6 +187,12 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_chang
         args = [w for w in segment if on_file_system(w.split("=(", 1)[-1])]
     if verb in ("df", "du", "basename", "dirname"):
         return  # sizes and free space, or names: not contents
+    if verb == "git" and _git_subcommand(args) in _GIT_READS:
+        writes = False  # the repository it is pointed at (-C DIR, --git-dir) is read
+    target = _copy_target(args) if verb in ("cp", "rsync") else None
+    if verb == "rsync" and any(a == "--dry-run" or (a[:1] == "-" and a[1:2] != "-" and "n" in a)
+                               for a in args):
+        writes = False  # it lists what it would copy
     if verb == "sed":  # its script's addresses (/re/,/re/p; a quoted one split at its spaces) are no paths
         writes = any(a.startswith(("-i", "--in-place")) for a in args)
         args = [a for a in args if not ("/," in a or (a.strip("'\"").startswith("/") and a.strip("'\"").endswith(
@@ -237,11 +243,43 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_chang
         if "/" in word or ".." in word:
             if _SEARCH_PATH.match(word):
                 continue  # PATH=/usr/bin:/bin: where programs are looked for, not files read
+            written = writes if target is None or word == target else False  # a copy's source
             for m in _PATHLIKE.finditer(word if "=" not in word else word.split("=", 1)[1]):
-                if m.group(1) != "/.*" or writes:
-                    yield posixpath.join(cwd, m.group(1).rstrip(",;:")), writes
+                if m.group(1) != "/.*" or written:
+                    yield posixpath.join(cwd, m.group(1).rstrip(",;:")), written
         if verb in _READING_VERBS and not word.startswith("-") and "/" in word:
             yield posixpath.join(cwd, word), False
+
+
+# git commands that only read the repository
+_GIT_READS = frozenset(words("""log show diff status blame grep ls-files ls-tree cat-file describe
+shortlog rev-list rev-parse"""))
+_GIT_VALUE_OPTIONS = frozenset({"-c", "--git-dir", "--work-tree", "--namespace"})
+
+
+def _git_subcommand(args: list[str]) -> str:
+    """git's command after its own options (-C DIR reads as -c DIR: views are lower case)."""
+    rest = iter(args)
+    for a in rest:
+        if a in _GIT_VALUE_OPTIONS:
+            next(rest, "")
+        elif not a.startswith("-"):
+            return a
+    return ""
+
+
+def _copy_target(args: list[str]) -> str | None:
+    """The one name a copy writes: its last word, when the words end in sources and a
+    target. None (every name may be written) when an option names the target (-t; -T reads
+    the same in a lower-case view) or removes the sources, or the last words are not plain
+    names (an option's value, a redirection)."""
+    if len(args) < 2 or any(a.startswith(("-t", "--target-directory", "--remove-source"))
+                            or ">" in a or "&" in a for a in args):
+        return None
+    last, before = args[-1], args[-2]
+    if last.startswith("-") or before.startswith("-") or "/" not in last + before:
+        return None
+    return last
 
 
 def _awk_files(args: list[str]) -> list[str]:
