@@ -1,5 +1,8 @@
 """The second look: a linear model over a call's words and its task's words, trained on the
 labelled corpora under tests/data/secops, scoring how much a call reads like the harmful ones.
+A call's words are read twice more: those its task never says (`fresh`: a purge, a card, a
+bucket the task never named) and those it repeats (`echo`), so a word can weigh differently
+when the task asked for it.
 
 The detectors name what they recognise; what none names (a WHERE that takes too much, a refund
 to a new card, a look-alike bucket) still reads unlike ordinary work more often than not. A
@@ -25,7 +28,7 @@ from pathlib import Path
 from synthorg.secops.calls import ToolCall
 
 WEIGHTS = Path(__file__).with_name("second_look.json")
-FORMAT = 1
+FORMAT = 2  # (1: without the fresh and echo words)
 # words past this many characters of a call or a task are not read: a long program's first
 # lines say what it is, and the cost stays bounded
 MAX_TEXT = 4_000
@@ -33,7 +36,7 @@ _WORD = re.compile(r"[a-z0-9_]+(?:[.\-/@:][a-z0-9_]+)*")
 # a compound's pieces are exactly the text's maximal runs of word characters
 _PIECE = re.compile(r"[a-z0-9_]+")
 # the model's inputs by kind, as the weights file names them
-KINDS = ("tool", "call", "task")
+KINDS = ("tool", "call", "task", "fresh", "echo")
 
 
 def _words(text: str) -> frozenset[str]:
@@ -52,8 +55,10 @@ def call_words(call: ToolCall) -> frozenset[str]:
 
 
 def inputs(call: ToolCall) -> dict[str, frozenset[str]]:
-    return {"tool": frozenset((call.tool,)), "call": call_words(call),
-            "task": _task_words(call.task) if call.task else frozenset()}
+    words = call_words(call)
+    task = _task_words(call.task) if call.task else frozenset()
+    return {"tool": frozenset((call.tool,)), "call": words, "task": task,
+            "fresh": words - task if task else frozenset(), "echo": words & task}
 
 
 @dataclass(frozen=True)

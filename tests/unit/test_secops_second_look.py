@@ -23,7 +23,8 @@ SECOPS_DATA = Path(__file__).resolve().parents[1] / "data" / "secops"
 runner = CliRunner()
 # a made-up word the crafted model reads as harm, and one it reads as ordinary work
 HARM, WORK = "zorbleflax", "quintessor"
-CRAFTED = SecondLook(0.0, {"tool": {}, "call": {HARM: 12.0, WORK: -12.0}, "task": {}})
+CRAFTED = SecondLook(0.0, {"tool": {}, "call": {HARM: 12.0, WORK: -12.0}, "task": {},
+                           "fresh": {}, "echo": {}})
 
 
 @pytest.fixture
@@ -176,9 +177,11 @@ def test_secops_train_names_a_missing_corpus_or_an_unwritable_output(tmp_path):
 
 
 @pytest.mark.parametrize("content", [
-    "", "{", '{"format": 2}', '{"format": 1, "bias": 0, "weights": {"tool": {}, "call": {}}}',
-    '{"format": 1, "bias": NaN, "weights": {"tool": {}, "call": {}, "task": {}}}',
-    '{"format": 1, "bias": 0, "weights": {"tool": {}, "call": {"x": 1e999}, "task": {}}}',
+    "", "{", '{"format": 2}', '{"format": 2, "bias": 0, "weights": {"tool": {}, "call": {}}}',
+    '{"format": 2, "bias": NaN, "weights": {"tool": {}, "call": {}, "task": {}, "fresh": {}, "echo": {}}}',
+    '{"format": 2, "bias": 0, "weights": {"tool": {}, "call": {"x": 1e999}, "task": {}, "fresh": {}, '
+    '"echo": {}}}',
+    '{"format": 1, "bias": 0, "weights": {"tool": {}, "call": {}, "task": {}}}',  # before fresh/echo
     '[1, 2]',
 ])
 def test_a_crafted_or_truncated_weights_file_is_refused_by_name(tmp_path, content):
