@@ -224,6 +224,11 @@ def test_an_unknown_family_to_ask_is_named():
     ("run_shell", {"command": "rm -f $(find /srv/exports -name '*.csv')"}, Verdict.deny),
     # jq's alternative operator is no path (the root is reached by commands that read it)
     ("run_shell", {"command": "jq '.advanced // .basic' cost/selectors.json"}, Verdict.allow),
+    # a shared folder of the company's, wherever it is mounted, is read with a person asked;
+    # changed, or the system's own folders read, it is refused
+    ("run_shell", {"command": "head -5 /lab/shared/genomics/cohort-b/samples.csv"}, Verdict.escalate),
+    ("run_shell", {"command": "rm -rf /lab/shared/genomics/cohort-b"}, Verdict.deny),
+    ("run_shell", {"command": "cat /var/lib/shared/state.db"}, Verdict.deny),
     ("run_shell", {"command": "jq . //etc/passwd"}, Verdict.deny),
     # a pod's namespace name is no secret; the token beside it is
     ("read_file", {"path": "/var/run/secrets/kubernetes.io/serviceaccount/namespace"}, Verdict.allow),

@@ -207,8 +207,8 @@ _CHANGES_FILES = fast_regex(r"\b(?:rm|rmdir|remove\w*|unlink\w*|rmtree|rmsync|de
 
 # the company's shared mounts outside the workspace (a team drive, shared datasets): a read there
 # is asked for (a write, or a delete written in a way not seen as one, would read as a read too)
-_SHARED_MOUNT = re.compile(r"^/(?:mnt|srv|data|nfs|volumes|export)/(?:[\w.-]+/)?(?:shared|common|team|public)(?:/|$)"
-                           r"|^/shared(?:/|$)")
+_SHARED_MOUNT = re.compile(r"^/(?!(?:etc|usr|var|root|home|boot|proc|sys|dev|run|opt|tmp|bin|sbin|lib\w*)/)[\w.-]+/"
+                           r"(?:[\w.-]+/)?(?:shared|common|team|public)(?:/|$)|^/shared(?:/|$)")
 # the Docker engine's API asked for lists (containers, images), its version or health: reads
 _DOCKER_API_LISTS = fast_regex(r"--unix-socket\s+\S*docker\.sock" + DOCKER_LISTS_ASKED)
 # where a machine keeps backups; a removal that keeps what is newer than an age (find -mtime +35)
