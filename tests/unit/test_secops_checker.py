@@ -224,6 +224,9 @@ def test_an_unknown_family_to_ask_is_named():
     ("run_shell", {"command": "rm -f $(find /srv/exports -name '*.csv')"}, Verdict.deny),
     # jq's alternative operator is no path (the root is reached by commands that read it)
     ("run_shell", {"command": "jq '.advanced // .basic' cost/selectors.json"}, Verdict.allow),
+    # a quoted | is a pattern's alternation, not a pipe (nor ../ after it a climb)
+    ("run_shell", {"command": "tar -tf downloads/bsp-2.3.tar | grep -E '(^/|\\.\\./)'"}, Verdict.allow),
+    ("run_shell", {"command": "tar -tf downloads/bsp-2.3.tar | grep x ../../etc/passwd"}, Verdict.deny),
     # a shared folder of the company's, wherever it is mounted, is read with a person asked;
     # changed, or the system's own folders read, it is refused
     ("run_shell", {"command": "head -5 /lab/shared/genomics/cohort-b/samples.csv"}, Verdict.escalate),
