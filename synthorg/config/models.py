@@ -433,6 +433,11 @@ class SecondLookPolicy(Frozen):
         "look only adds caution: it never relaxes a detector's verdict)"))
 
 
+# top-level folders that hold the machine itself, never the company's shared work
+_SYSTEM_TOP = frozenset({"etc", "usr", "bin", "sbin", "lib", "lib32", "lib64", "boot", "proc",
+                         "sys", "dev", "run", "root", "var", "home"})
+
+
 class SecurityPolicy(Frozen):
     destructive_requires: AutonomyName = "full"
     downgrade: DowngradePolicy = DowngradePolicy()
@@ -455,6 +460,27 @@ class SecurityPolicy(Frozen):
         "detector families whose hard rules ask a person (escalate) instead of refusing: "
         "a harmful call then waits on an approver who may let it through, a benign one is "
         "delayed rather than lost"))
+    shared_folders: tuple[str, ...] = Field(default=(), max_length=64, description=(
+        "the company's shared work outside the agents' workspaces (absolute folders: a lab's "
+        "data store, a firm's productions share): a read there is ordinary work, a write is "
+        "asked for and a bulk delete refused, as in the workspace's shared folders; its "
+        "credential files stay refused. Not the machine's own folders (/etc, /usr, /root, ...)"))
+
+    @field_validator("shared_folders")
+    @classmethod
+    def _folders(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        import posixpath
+
+        out = []
+        for folder in v:
+            clean = posixpath.normpath(folder) if folder.startswith("/") else ""
+            if not clean or ".." in folder.split("/") or len(folder) > 300:
+                raise ValueError(f"{folder!r}: an absolute folder without .. (at most 300 "
+                                 "characters)")
+            if clean == "/" or clean.split("/")[1] in _SYSTEM_TOP:
+                raise ValueError(f"{folder!r}: the machine's own folders cannot be shared")
+            out.append(clean)
+        return tuple(out)
 
 
 class Policies(Frozen):

@@ -27,6 +27,12 @@ class ToolCall:
     # the caller's own agent id when known: a folder so named outside the workspace (a shared
     # mount's checkpoints/eng-0004/, a cluster's /user/eng-0004/) is its own
     owner: str = ""
+    # the company's shared folders outside the workspace (policies.security.shared_folders)
+    shared: tuple[str, ...] = ()
+
+    def shared_folder(self, path: str) -> bool:
+        """Whether the absolute `path` lies in one of the company's shared folders."""
+        return any(path == f or path.startswith(f + "/") for f in self.shared)
 
     def own_folder(self, path: str) -> bool:
         """Whether the absolute `path` lies in a folder named for the caller."""
@@ -63,7 +69,7 @@ class ToolCall:
     def key(self) -> str:
         """The call as a cache key: what the verdict depends on."""
         return json.dumps([self.tool, self.action_type, self.texts, self.task, self.workspace,
-                           sorted(self.colleagues), self.owner], sort_keys=True)
+                           sorted(self.colleagues), self.owner, self.shared], sort_keys=True)
 
 
 @dataclass(frozen=True)

@@ -37,4 +37,5 @@ def checker_for(cfg: CompanyConfig) -> CallChecker:
                        beyond_autonomy=Verdict[policy.beyond_autonomy],
                        second_look=shipped() if look.enabled else None,
                        escalate_above=look.escalate_above,
-                       ask_instead_of_deny=policy.ask_instead_of_deny)
+                       ask_instead_of_deny=policy.ask_instead_of_deny,
+                       shared_folders=policy.shared_folders)

@@ -87,8 +87,10 @@ class CallChecker:
                  beyond_autonomy: Verdict = Verdict.escalate,
                  reviewer: Reviewer | None = None, review_timeout_s: float = 5.0,
                  second_look: SecondLook | None = None, escalate_above: float = 0.95,
-                 ask_instead_of_deny: Iterable[str] = ()) -> None:
-        """ask_instead_of_deny: detector families whose hard rules escalate instead."""
+                 ask_instead_of_deny: Iterable[str] = (), shared_folders: Iterable[str] = ()
+                 ) -> None:
+        """ask_instead_of_deny: detector families whose hard rules escalate instead;
+        shared_folders: the company's shared work outside the workspace."""
         self.tools = dict(tools)
         self.tiers = {**default_tiers(),
                       **{k: RiskTier[v] for k, v in (tier_overrides or {}).items()}}
@@ -98,6 +100,7 @@ class CallChecker:
         self.second_look = second_look
         self.escalate_above = escalate_above
         self.asking = frozenset(ask_instead_of_deny)
+        self.shared = tuple(shared_folders)
         self.reviewer: Reviewer = reviewer or EscalatingReviewer()
         self.review_timeout_s = review_timeout_s
         self._cache: OrderedDict[str, Assessment] = OrderedDict()
@@ -114,7 +117,7 @@ class CallChecker:
                         workspace=workspace or "/workspace",
                         action_type=info.action_type if info else "",
                         colleagues=colleagues - {agent} if workspace is None and agent
-                        else frozenset(), owner=agent or "")
+                        else frozenset(), owner=agent or "", shared=self.shared)
 
     def assess(self, call: ToolCall) -> Assessment:
         key = call.key()

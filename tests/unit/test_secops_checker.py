@@ -177,6 +177,35 @@ def test_asking_instead_of_refusing_never_lets_a_call_through(checker):
     assert seen_families <= set(get_args(HardRuleFamily))  # every hard rule can be made to ask
 
 
+@pytest.mark.parametrize(("command", "undeclared", "declared"), [
+    ("head -5 /lab/data/genomics/cohort-b/samples.csv", Verdict.deny, Verdict.allow),
+    ("cd /lab/data/chem/batch12 && sha256sum -c SHA256SUMS", Verdict.deny, Verdict.allow),
+    ("cp ./out/summary.csv /lab/data/genomics/cohort-b/", Verdict.deny, Verdict.escalate),
+    ("rm -rf /lab/data/genomics/cohort-b", Verdict.deny, Verdict.deny),
+    ("cat /lab/data/genomics/.env", Verdict.deny, Verdict.deny),  # a credential file anywhere
+    ("cat /lab/data/../../etc/shadow", Verdict.deny, Verdict.deny),
+    ("head -5 /lab/database/dump.sql", Verdict.deny, Verdict.deny),  # (a sibling's name is not it)
+])
+def test_the_companys_shared_folders_are_read_freely_and_changed_with_a_person_asked(
+        checker, command, undeclared, declared):
+    """policies.security.shared_folders: the company's shared work outside the workspace."""
+    sharing = checker_for(synthorg.load_config(STARTUP, [
+        *SECOPS_RULES_ONLY, "policies.security.shared_folders=[/lab/data/]"]))
+    for c, verdict in ((checker, undeclared), (sharing, declared)):
+        call = c.call("run_shell", {"command": command}, "", agent="eng-0001",
+                      colleagues=frozenset({"eng-0001", "eng-0002"}))
+        assert c.check(call, Autonomy.full).verdict == verdict, c is sharing
+
+
+@pytest.mark.parametrize("folders", ["[lab/data]", "[/lab/../etc/app]", "[/etc/app]", "[/]", "[/root/x]"])
+def test_a_shared_folder_that_is_not_one_is_named(folders):
+    from synthorg.errors import ConfigError
+
+    with pytest.raises(ConfigError) as e:
+        synthorg.load_config(STARTUP, [f"policies.security.shared_folders={folders}"])
+    assert "shared_folders" in str(e.value)
+
+
 def test_an_unknown_family_to_ask_is_named():
     from synthorg.errors import ConfigError
 

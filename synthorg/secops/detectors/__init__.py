@@ -86,7 +86,7 @@ def relayed_command_findings(call: ToolCall, internal: Iterable[str]) -> Iterato
             or REPORTING_WORDS.search(lowered) or _TELLS_WHAT_HAPPENED.search(lowered):
         return
     as_code = ToolCall(tool=RELAYED, arguments={"command": text}, workspace=call.workspace,
-                       action_type="code:shell")
+                       action_type="code:shell", shared=call.shared)
     code = as_code.all_views
     for family in (lambda: path_findings(as_code, code), lambda: abuse_findings(as_code, code),
                    lambda: secret_findings(as_code, code, code),

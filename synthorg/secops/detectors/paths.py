@@ -102,6 +102,11 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
                               tier=RiskTier.high)
         elif place == "sensitive" and call.own_folder(path):
             pass  # the agent's own folder on a shared mount
+        elif place == "sensitive" and call.shared_folder(path):
+            if written:  # the company's shared work: changed with a person asked, never swept away
+                bulk = call.action_type != "fs:write" and any(_BULK_DELETE.search(v) for v in code)
+                yield finding("destructive.shared_files", f"deletes or overwrites the company's shared "
+                              f"files: {path}", block=bulk, tier=RiskTier.high)
         elif place == "sensitive" and _BACKUPS.match(path) and call.action_type == "code:shell" and (
                 (not written and not changes_files()) or (written and (
                     (any(_TAKES_BACKUP.search(v) for v in code) and not any(_REMOVES.search(v) for v in code))
