@@ -24,9 +24,9 @@ THREATS_ON = ["workload.threats.insider_share=0.01", "workload.threats.injection
               "workload.threats.mistake_probability=0.01"]
 
 
-def bench_calls(cfg: CompanyConfig, checker: CallChecker) -> list[ToolCall]:
-    """Every form of the company's tools, filled for a few tasks, and the labelled corpora
-    of a checkout (tests/data/secops), when there."""
+def bench_calls(cfg: CompanyConfig, checker: CallChecker) -> tuple[list[ToolCall], int]:
+    """Every form of the company's tools, filled for a few tasks, then the labelled corpora
+    of a checkout (tests/data/secops), when there; and how many of the calls are forms."""
     tables = secops_tables(cfg)
     calls = []
     for task in range(3):
@@ -36,12 +36,13 @@ def bench_calls(cfg: CompanyConfig, checker: CallChecker) -> list[ToolCall]:
             tool = cfg.tools[int(tables.forms.tool[form])].name
             calls.append(checker.call(tool, tables.forms.arguments(form, fields),
                                       tables.forms.task_text[form]))
+    forms = len(calls)
     for corpus in sorted(CORPORA.rglob("*.jsonl")):
         for line in corpus.read_text().splitlines():
             d = json.loads(line)
             calls.append(checker.call(d["tool"], d["arguments"], d.get("task", ""),
                                       d.get("workspace")))
-    return calls
+    return calls, forms
 
 
 def _uncached(checker: CallChecker, calls: list[ToolCall], rounds: int) -> np.ndarray:
@@ -62,9 +63,7 @@ def fast_path(cfg: CompanyConfig, rounds: int = 3, form_rounds: int = 9) -> dict
     """The forms (the calls a simulation makes, a few hundred) are timed over more rounds
     than the corpora: their p99 is the third-slowest of them, which one pause would move."""
     checker = checker_for(cfg)
-    calls = bench_calls(cfg, checker)
-    form_calls = len(calls) - sum(1 for p in CORPORA.rglob("*.jsonl")
-                                  for _ in p.read_text().splitlines()) if CORPORA.is_dir() else len(calls)
+    calls, form_calls = bench_calls(cfg, checker)
     latency = np.concatenate([_uncached(checker, calls[:form_calls], form_rounds),
                               _uncached(checker, calls[form_calls:], rounds)])
     for call in calls:

@@ -164,7 +164,7 @@ _FIND_CHANGES = fast_regex(r"\s-(?:delete|exec|ok|fprint|fls)|\|\s*(?:sudo\s+)?(
                            r"|(?:\$\(|`)\s*(?:sudo\s+)?find\b")
 
 
-def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_changes: bool = True
+def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_changes: bool
                    ) -> Iterator[Reach]:
     while segment[0] in _PREFIX_WORDS and len(segment) > 1:  # `do /usr/bin/time ...`: the command after
         segment = segment[1:]
