@@ -64,12 +64,16 @@ class HrActor:
                                     config, np.uint64(key), directory.agent_ids, Path(run_dir),
                                     Path(record) if record else None))
         self._reviewing: tuple[int, threading.Thread, list] | None = None
+        # a person decides promotions (human mode): the review waits for them when its
+        # decisions are due, as the local backend's does, never for a review due after the
+        # run's last tick
+        self._ahead = config.policies.approvals.mode != "human"
 
     def take(self, tick: int, group: int, feed: Feed) -> None:
         """Once every group's feed is in, the review starts in the background: the groups
         step on meanwhile, until the tick its decisions take effect."""
         self._office.take(tick, group, feed)
-        if self._office.fed(tick):
+        if self._ahead and self._office.fed(tick):
             self._finish_review()
             outcome: list = []
 

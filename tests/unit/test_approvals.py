@@ -272,3 +272,18 @@ def test_a_promotion_nobody_decides_takes_the_default_after_the_time_out(tmp_pat
     assert {careers[(r["agent"], r["due"])] [::2] for r in asked} == {
         ("promotion_refused", "approval_timed_out")}
     assert len(careers) == len(asked)
+
+
+@pytest.mark.ray
+def test_a_review_due_after_the_last_tick_asks_nobody(ray_session, tmp_path):
+    """On Ray too the HR review waits for a person only when its decisions are due: a run
+    that ends at the tick a review is fed (its decisions due after the end) parks nothing
+    for it and does not wait."""
+    cfg = synthorg.load_config(CAREERS, ["runtime.backend=ray", *PROMOTIONS_ASK,
+                                         "policies.approvals.timeout_seconds=20"])
+    reviews, lag = cfg.hr.review_every, cfg.hr.decision_lag
+    desk = PersonAtTheDesk(synthorg.Simulation(cfg, out=tmp_path / "run"), 9 * reviews + 1,
+                           lambda call: "approve").start()
+    desk.answer_until_done(on_parked=lambda row: row["due"] > 9 * reviews)
+    asked = _promotions(tmp_path / "run")
+    assert asked and max(r["due"] for r in asked) <= 8 * reviews + lag
