@@ -70,6 +70,7 @@ class DockerSandbox:
         self.image = image
         self.workspaces = workspaces
         self._docker: aiodocker.Docker | None = None
+        self._connecting: asyncio.Lock | None = None  # (made in the loop that uses it)
         self._sessions: dict[str, _Box] = {}
         self._spares: collections.deque[_Box] = collections.deque()
         self._filling: set[asyncio.Task[None]] = set()
@@ -78,6 +79,14 @@ class DockerSandbox:
         self._known: dict[str, str] | None = None
 
     async def docker(self) -> aiodocker.Docker:
+        if self._docker is not None:
+            return self._docker
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:  # spares started together share one client (each one
+            return await self._connect()  # made apart left its connection open)
+
+    async def _connect(self) -> aiodocker.Docker:
         if self._docker is None:
             docker = aiodocker.Docker()
             try:

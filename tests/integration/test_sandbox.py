@@ -217,6 +217,21 @@ async def _containers(run_key: str) -> set[str]:
         return {c.id for c in await docker.containers.list(filters=label)}
 
 
+def test_calls_started_together_share_one_docker_client(docker_ready):
+    """Spares started at once each asked for the client before any had it: each made its
+    own, and all but the last were never closed (an open connection left at exit)."""
+    async def go():
+        box = _box()
+        try:
+            clients = await asyncio.gather(*(box.docker() for _ in range(4)))
+            assert all(c is clients[0] for c in clients)
+        finally:
+            await box.close()
+        assert clients[0].session.closed
+
+    asyncio.run(go())
+
+
 def test_a_scopes_first_call_takes_a_spare_from_the_warm_pool(docker_ready, tmp_path):
     async def go():
         box = DockerSandbox(f"test{uuid.uuid4().hex[:8]}", run_dir=tmp_path)
