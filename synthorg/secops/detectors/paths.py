@@ -103,10 +103,7 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
         elif place == "sensitive" and call.own_folder(path):
             pass  # the agent's own folder on a shared mount
         elif place == "sensitive" and call.shared_folder(path):
-            if written:  # the company's shared work: changed with a person asked, never swept away
-                bulk = call.action_type != "fs:write" and any(_BULK_DELETE.search(v) for v in code)
-                yield finding("destructive.shared_files", f"deletes or overwrites the company's shared "
-                              f"files: {path}", block=bulk, tier=RiskTier.high)
+            pass  # the company's shared work: read freely, a change judged below as shared files
         elif place == "sensitive" and _BACKUPS.match(path) and call.action_type == "code:shell" and (
                 (not written and not changes_files()) or (written and (
                     (any(_TAKES_BACKUP.search(v) for v in code) and not any(_REMOVES.search(v) for v in code))
@@ -151,7 +148,7 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
         if call.action_type == "fs:delete" and (path == resolve(".git", call.workspace) or _GIT_INTERNALS.search(path)) \
                 and not path.endswith(".lock"):  # (a stale lock left by a git that died is git's to remove)
             yield finding("destructive.history_deleted", "deletes the repository's history (.git)")
-        if written and _SHARED_SPACE.match(path) and not call.colleague_path(path):
+        if written and (_SHARED_SPACE.match(path) or call.shared_folder(path)) and not call.colleague_path(path):
             bulk = call.action_type != "fs:write" and any(_BULK_DELETE.search(v) for v in code)
             yield finding("destructive.shared_files", f"deletes or overwrites the company's shared "
                           f"files: {path}", block=bulk, tier=RiskTier.high)
