@@ -657,13 +657,13 @@ def _printf_escapes(text: str, new_line: str = " ") -> str:
 # redirection nor pipe, once its quotes are gone (a double-quoted substitution still runs:
 # "$(cat</etc/shadow)"; a body handed to sh -c or eval is read as a view of its own)
 _AS_TEXT = str.maketrans("<>|;", "____")
-_QUOTED_ANGLES = re.compile(r"'[^'\s]*[<>|;][^'\s]*'|\"[^\"\s$`]*[<>|;][^\"\s$`]*\"")
+_QUOTED_OPERATORS = re.compile(r"'[^'\s]*[<>|;][^'\s]*'|\"[^\"\s$`]*[<>|;][^\"\s$`]*\"")
 
 
 def unquoted(text: str) -> str:
     """Shell words as the shell joins them: quotes dropped, backslash escapes resolved."""
-    if ("'" in text or '"' in text) and _QUOTED_ANGLES.search(text):
-        text = _QUOTED_ANGLES.sub(lambda q: q.group(0).translate(_AS_TEXT), text)
+    if ("'" in text or '"' in text) and _QUOTED_OPERATORS.search(text):
+        text = _QUOTED_OPERATORS.sub(lambda q: q.group(0).translate(_AS_TEXT), text)
     text = separators(_ansi_c(text))
     text = _ESCAPED.sub(lambda m: " " if m.group(1) == "\n" else m.group(1), text)
     return text.replace('"', "").replace("'", "")
