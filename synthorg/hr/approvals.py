@@ -20,15 +20,7 @@ from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import Seniority
 from synthorg.domain.records import call_ids
 from synthorg.domain.rng import Stream, uniform
-from synthorg.secops.parking import (
-    HR_REQUEST,
-    POLL_SECONDS,
-    ApprovalStore,
-    ParkedCall,
-    copy_recorded,
-    look,
-    store_of,
-)
+from synthorg.secops.parking import HR_REQUEST, POLL_SECONDS, ParkedCall, PersonDesk
 
 PROMOTION = "hr:promotion"  # the `tool` of a parked promotion
 
@@ -59,19 +51,17 @@ class SeededApprover:
 class PersonApprover:
     def __init__(self, config: CompanyConfig, agent_ids: tuple[str, ...], run_dir: Path,
                  record: Path | None) -> None:
-        self._policy = config.policies.approvals
-        self._agent_ids, self._run_dir, self._record_path = agent_ids, run_dir, record
-        self._store: ApprovalStore | None = None
-        self._record: ApprovalStore | None = None
+        policy = config.policies.approvals
+        self._agent_ids = agent_ids
+        self._desk = PersonDesk(run_dir, record, policy.on_timeout == "grant",
+                                policy.timeout_seconds)
 
     def decide(self, review: int, at: int, agents: np.ndarray, levels: np.ndarray,
                reasons: list[str]) -> tuple[np.ndarray, np.ndarray]:
         if not len(agents):
             return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
-        if self._store is None:
-            self._store = store_of(self._run_dir)
         calls = (HR_REQUEST | call_ids(at, agents)).tolist()
-        self._store.park(ParkedCall(
+        self._desk.store.park(ParkedCall(
             call=c, tick=review, due=at, agent=self._agent_ids[a], task=-1, tool=PROMOTION,
             arguments={"from": Seniority(level - 1).name, "to": Seniority(level).name},
             reason=why) for c, a, level, why in zip(calls, agents.tolist(), levels.tolist(),
@@ -81,23 +71,15 @@ class PersonApprover:
                 np.array([got[c].decided_by == "timeout" for c in calls]))
 
     def _decisions(self, calls: list[int]) -> dict[int, ParkedCall]:
-        assert self._store is not None
-        if self._record_path is not None:
-            if self._record is None:
-                self._record = ApprovalStore(self._record_path, create=False)
-            return copy_recorded(self._record, self._store, calls)
-        policy = self._policy
-        deadline = time.monotonic() + policy.timeout_seconds
-        while (got := look(self._store, calls, deadline, policy.on_timeout == "grant",
-                           policy.timeout_seconds)) is None:
+        if (got := self._desk.recorded(calls)) is not None:
+            return got
+        deadline = self._desk.deadline()
+        while (got := self._desk.look(calls, deadline)) is None:
             time.sleep(POLL_SECONDS)
         return got
 
     def close(self) -> None:
-        for store in (self._store, self._record):
-            if store is not None:
-                store.close()
-        self._store = self._record = None
+        self._desk.close()
 
 
 def promotion_approver(config: CompanyConfig, key: np.uint64, agent_ids: tuple[str, ...],

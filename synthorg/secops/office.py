@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,14 +33,7 @@ from synthorg.config.models import CompanyConfig
 from synthorg.domain.enums import ActionStatus
 from synthorg.domain.rng import Stream, uniform
 from synthorg.secops.forms import secops_tables
-from synthorg.secops.parking import (
-    POLL_SECONDS,
-    ApprovalStore,
-    ParkedCall,
-    copy_recorded,
-    look,
-    store_of,
-)
+from synthorg.secops.parking import POLL_SECONDS, ApprovalStore, ParkedCall, PersonDesk
 
 if TYPE_CHECKING:
     from synthorg.llm.cassette import CassetteSpec
@@ -59,10 +51,9 @@ class SecOpsOffice:
         self._config = config
         self._key = key
         self._agent_ids = agent_ids
-        self._run_dir = run_dir
-        self._record_path = record
-        self._store: ApprovalStore | None = None
-        self._record: ApprovalStore | None = None
+        policy = config.policies.approvals
+        self._desk = PersonDesk(run_dir, record, policy.on_timeout == "grant",
+                                policy.timeout_seconds)
         self.tick = -1  # the last tick a request was asked at
         self._forms = secops_tables(config).forms
         self._judge: ModelJudge | None = None
@@ -73,9 +64,7 @@ class SecOpsOffice:
 
     @property
     def store(self) -> ApprovalStore:
-        if self._store is None:  # opened at the first request: most runs park nothing
-            self._store = store_of(self._run_dir)
-        return self._store
+        return self._desk.store
 
     async def decide(self, requests: np.ndarray, contexts: list[str]) -> list[Outcome]:
         """Decisions on approval requests (ACTION_DTYPE rows, the call's form in `value`, -1
@@ -117,14 +106,10 @@ class SecOpsOffice:
 
     async def _person(self, calls: list[int]) -> dict[int, ParkedCall]:
         """A person's decisions on `calls`, waiting for them up to the policy's time-out."""
-        store, policy = self.store, self._config.policies.approvals
-        if self._record_path is not None:
-            if self._record is None:
-                self._record = ApprovalStore(self._record_path, create=False)
-            return copy_recorded(self._record, store, calls)
-        deadline = time.monotonic() + policy.timeout_seconds
-        while (got := look(store, calls, deadline, policy.on_timeout == "grant",
-                           policy.timeout_seconds)) is None:
+        if (got := self._desk.recorded(calls)) is not None:
+            return got
+        deadline = self._desk.deadline()
+        while (got := self._desk.look(calls, deadline)) is None:
             await asyncio.sleep(POLL_SECONDS)
         return got
 
@@ -158,10 +143,7 @@ class SecOpsOffice:
     def close(self) -> None:
         if self._judge is not None:
             self._judge.close()
-        for store in (self._store, self._record):
-            if store is not None:
-                store.close()
-        self._store = self._record = None
+        self._desk.close()
 
 
 def _outcomes(calls: list[int], decided: dict[int, ParkedCall]) -> list[Outcome]:

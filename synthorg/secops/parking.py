@@ -196,30 +196,61 @@ def store_of(run_dir: Path, create: bool = True) -> ApprovalStore:
     return ApprovalStore(run_dir / FILE, create=create)
 
 
-def look(store: ApprovalStore, calls: list[int], deadline: float, grant_on_timeout: bool,
-         timeout_seconds: float) -> dict[int, ParkedCall] | None:
-    """One look for a person's decisions on `calls`: all of them, or None while some still
-    wait before `deadline` (time.monotonic()). Past it, those still parked take the policy's
-    default; a person deciding in the same instant wins (the first decision stays)."""
-    got = store.decisions(calls)
-    left = [c for c in calls if c not in got]
-    if not left:
+class PersonDesk:
+    """Where a run waits for a person: its approvals store, opened at the first request (most
+    runs park nothing), and, when the run is a replay, the store of the decisions it was
+    given. Shared by the SecOps office (in its actor's event loop) and the HR office (in its
+    review): each polls with `look` and sleeps its own way."""
+
+    def __init__(self, run_dir: Path, record: Path | None, grant_on_timeout: bool,
+                 timeout_seconds: float) -> None:
+        self._run_dir, self._record_path = run_dir, record
+        self._grant, self.timeout_seconds = grant_on_timeout, timeout_seconds
+        self._store: ApprovalStore | None = None
+        self._record: ApprovalStore | None = None
+
+    @property
+    def store(self) -> ApprovalStore:
+        if self._store is None:
+            self._store = store_of(self._run_dir)
+        return self._store
+
+    def recorded(self, calls: list[int]) -> dict[int, ParkedCall] | None:
+        """Replaying: the decisions the run was given, copied into the replay's own store (a
+        call without one is an error: the replay asked what the run never did). None
+        otherwise: a person decides."""
+        if self._record_path is None:
+            return None
+        if self._record is None:
+            self._record = ApprovalStore(self._record_path, create=False)
+        got = self._record.decisions(calls)
+        missing = [c for c in calls if c not in got]
+        if missing:
+            raise LookupError(f"{self._record.path}: no decision recorded for call {missing[0]}")
+        for c in calls:
+            self.store.decide(c, got[c].status == "granted", got[c].decided_by, got[c].note)
         return got
-    if time.monotonic() < deadline:
-        return None
-    store.decide_many(left, grant_on_timeout, "timeout",
-                      f"nobody decided within {timeout_seconds:g} s")
-    return store.decisions(calls)
 
+    def deadline(self) -> float:
+        return time.monotonic() + self.timeout_seconds
 
-def copy_recorded(record: ApprovalStore, store: ApprovalStore, calls: list[int]
-                  ) -> dict[int, ParkedCall]:
-    """The decisions a replayed run was given, copied into the replay's own store; a call
-    without one is an error (the replay asked what the run never did)."""
-    got = record.decisions(calls)
-    missing = [c for c in calls if c not in got]
-    if missing:
-        raise LookupError(f"{record.path}: no decision recorded for call {missing[0]}")
-    for c in calls:
-        store.decide(c, got[c].status == "granted", got[c].decided_by, got[c].note)
-    return got
+    def look(self, calls: list[int], deadline: float) -> dict[int, ParkedCall] | None:
+        """One look for a person's decisions on `calls`: all of them, or None while some
+        still wait before `deadline` (time.monotonic()). Past it, those still parked take the
+        policy's default; a person deciding in the same instant wins (the first decision
+        stays)."""
+        got = self.store.decisions(calls)
+        left = [c for c in calls if c not in got]
+        if not left:
+            return got
+        if time.monotonic() < deadline:
+            return None
+        self.store.decide_many(left, self._grant, "timeout",
+                               f"nobody decided within {self.timeout_seconds:g} s")
+        return self.store.decisions(calls)
+
+    def close(self) -> None:
+        for store in (self._store, self._record):
+            if store is not None:
+                store.close()
+        self._store = self._record = None
