@@ -818,17 +818,22 @@ _RUNS_COMMAND = fast_regex(r"\b(?:system|popen|getoutput|getstatusoutput|spawn\w
                            r"|check_output|check_call)\(\s*[rbuf]{0,2}([\"'])([\w-]{1,11})\1")
 
 
-def strip_sql_comments(text: str) -> list[str]:
+def strip_sql_comments(text: str, options_too: bool = True) -> list[str]:
     """The text without its comments (a block comment as nothing, and as a space); a
-    comment's marks inside a string literal are the string's ('## Config' is text)."""
+    comment's marks inside a string literal are the string's ('## Config' is text).
+    Without `options_too`, a -- before a letter is a command's option (dropdb --if-exists),
+    not a comment."""
+    line, comment = (_SQL_LINE, _SQL_COMMENT) if options_too else (_SQL_LINE_NOT_OPTION, _SQL_COMMENT_NOT_OPTION)
     if "'" not in text:
-        return [_SQL_BLOCK.sub("", _SQL_LINE.sub(" ", text)), _SQL_BLOCK.sub(" ", _SQL_LINE.sub(" ", text))]
-    return [_SQL_COMMENT.sub(lambda m: m.group(0) if m.group(1) else "" if m.group(3) else " ", text),
-            _SQL_COMMENT.sub(lambda m: m.group(0) if m.group(1) else " ", text)]
+        return [_SQL_BLOCK.sub("", line.sub(" ", text)), _SQL_BLOCK.sub(" ", line.sub(" ", text))]
+    return [comment.sub(lambda m: m.group(0) if m.group(1) else "" if m.group(3) else " ", text),
+            comment.sub(lambda m: m.group(0) if m.group(1) else " ", text)]
 
 
 # a string literal (kept), a line comment, a block comment: found from the start, in order
 _SQL_COMMENT = re.compile(r"('(?:[^'\\\n]|''|\\.)*')|(--[^\n]*|#[^\n]*)|(/\*.*?\*/)", re.S)
+_SQL_COMMENT_NOT_OPTION = re.compile(r"('(?:[^'\\\n]|''|\\.)*')|(--(?![a-zA-Z])[^\n]*|#[^\n]*)|(/\*.*?\*/)", re.S)
+_SQL_LINE_NOT_OPTION = re.compile(r"--(?![a-zA-Z])[^\n]*|#[^\n]*")
 
 
 _ECHO_DATA = re.compile(r"\b(echo|printf)\s+(?:-\w+\s+)*(['\"])(?:(?!\2).)*\2")
@@ -1040,10 +1045,13 @@ def _forms(raw: str) -> list[str]:
     if "{" in raw and "," in raw:
         forms += [_BRACE_COMMAND.sub(lambda m: m.group(1).replace(",", " "), f) for f in forms
                   if _BRACE_COMMAND.search(f)]
-    if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or (
-            "--" in raw and _SQL_WORDS.search(raw)):  # (--WHERE in SQL; --if-exists in a shell)
-        # (only text with comments has anything to strip; a script's lines stay commands)
-        forms += [_as_script_lines(s) if raw is not written else s for s in strip_sql_comments(written)]
+    if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or "--" in raw:
+        # (only text with comments has anything to strip; a script's lines stay commands;
+        # --WHERE in SQL is a comment, --if-exists in a shell an option)
+        options_too = "--" in raw and _SQL_WORDS.search(raw) is not None
+        if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or options_too:
+            forms += [_as_script_lines(s) if raw is not written else s
+                      for s in strip_sql_comments(written, options_too)]
     if "/*!" in raw:  # MySQL runs a versioned comment's text (and reads past the others)
         versioned = _MYSQL_VERSIONED.sub(r" \1 ", raw)
         forms += [versioned, *strip_sql_comments(versioned)]

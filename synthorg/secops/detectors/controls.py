@@ -69,6 +69,9 @@ _SWITCHED_OFF = AnyOf((
     ("http-tokens|http_tokens|oslogin", r"--http-tokens[= ]optional\b|\bhttp_tokens\s*=\s*[\"']optional[\"']"
                                         r"|\benable-oslogin\W{1,3}false\b"),
     ("no-verify", r"\bgit\s+commit\b[^;&|]{0,200}--no-verify\b"),
+    # a control's row in a rules table switched off: UPDATE rules SET enabled = false WHERE name = 'sanctions_screening'
+    ("update", r"\bupdate\s+[\w.\"`]+\s+set\s+(?:is_)?(?:enabled|active|enforced)\s*=\s*(?:false|0|'f'|'n')\b[^;]{0,200}\bwhere\b[^;]{0,200}"
+               r"'[^']*(?:screen|sanction|aml|kyc|fraud|audit|mfa|2fa|approv|review|verif|consent|retention|limit)[^']*'"),
     ("auth-type", r"--auth-type[= ]none\b|[\"']authtype[\"']\s*:\s*[\"']none[\"']"),
     ("//|#", r"(?://|#)\s*(?:if\s*\(?\s*!?\s*)?(?:await\s+)?\w*(?:verify|validate|check)\w*(?:signature|sig|token|auth|hmac|csrf)\w*\s*\("),
     ("validation|global_service|multi_region", r"\b(?:enable_log_file_validation|include_global_service_events|is_multi_region_trail"

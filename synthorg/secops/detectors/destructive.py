@@ -155,7 +155,7 @@ _DESTRUCTIVE = [
      "system_disruption", "shuts down, kills everything or removes safeguards"),
     (Hinted(fast_regex(r"\bchmod -r 0*00\b|\bchmod -r [0-7]*7 /|\bchown -r \S+ /(?:\s|$)|\bfind / [^;&|]*-delete\b"
                 r"|\brm\s+(?:-\S+\s+)*-\w*[rR]\w*\b[^;&|]*\s(?:/\*?|~/?\*?|\$home/?\*?)(?=\s|$|[;&|])"
-                r"|\bmkfs(?:\.\w+)?\b[^;&|]*(?:\$\(|`)|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /"), "chmod|chown|find /|mv |:>|truncate|rm |mkfs"),
+                r"|\bmkfs(?:\.\w+)?\b[^;&|]*(?:\$\(|`)|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /(?!workspace/)"), "chmod|chown|find /|mv |:>|truncate|rm |mkfs"),
      "mass_damage", "damages files across the system"),
 ]
 

@@ -72,6 +72,10 @@ def path_findings(call: ToolCall, code: tuple[str, ...]) -> Iterator[Finding]:
             continue
         path = resolve(raw, call.workspace)
         place = place_of(path, call.workspace)
+        if call.action_type == "db:query" and written and place == "harmless" and not climbs(raw):
+            # (COPY t TO '/tmp/x', INTO OUTFILE: a table put on the database server's own disk)
+            yield asked("path.write_outside_workspace", f"has the database server write a table to a file: {raw[:80]}")
+            continue
         if not written and _PUBLIC_KEY.search(path):
             continue  # a public key, to be handed out
         if climbs(raw) and (place != "workspace" or call.colleague_path(path)):

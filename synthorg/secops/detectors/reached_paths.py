@@ -211,6 +211,9 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_chang
         args = _mounted_host_paths(segment)
     elif verb in ("ssh", "mosh"):  # nor are a remote command's: only the local files it is given
         args = [b for a, b in itertools.pairwise(args) if a in ("-i", "-F", "-E", "-S")]
+    elif verb in ("curl", "wget"):  # its operands are URLs ("$API/v1/x" too); files only by flag or @
+        yield from ((posixpath.join(cwd, path), written) for path, written in _transfer_files(args))
+        return
     elif verb in _CLOUD_CLIS:  # its names are a cloud's (log groups, scopes); files only by flag
         args = [w.removeprefix("file://").removeprefix("fileb://") for w in args
                 if w.startswith(("file://", "fileb://"))] + [
@@ -249,6 +252,30 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_chang
                     yield posixpath.join(cwd, m.group(1).rstrip(",;:")), written
         if verb in _READING_VERBS and not word.startswith("-") and "/" in word:
             yield posixpath.join(cwd, word), False
+
+
+# curl's and wget's options whose file they write (views are lower case: curl -o and wget -O
+# alike; curl -D, a header file, reads like -d, whose data is no file unless it is @file)
+_TRANSFER_WRITES = frozenset({"-o", "--output", "--output-document", "-p", "--directory-prefix", "-c",
+                              "--cookie-jar", "-d", "--dump-header", "-a", "--append-output", "--output-file",
+                              "--save-cookies", "--trace", "--trace-ascii", "--stderr", "--etag-save"})
+_AT_FILE = re.compile(r"(?:^|=|^-\w)[@<]([^;,\s]+)")
+_LOCAL = ("/", "~", "../", "./")
+
+
+def _transfer_files(args: list[str]) -> Iterator[Reach]:
+    """The files curl or wget reaches: an option's value that is a path (written when the
+    option saves to it), --option=path, and the @file of a body or a form field. Its other
+    operands are URLs, whatever a variable before them holds ("$API/v1/items")."""
+    for before, word in itertools.pairwise(["", *args]):
+        word = word.strip("\"'")
+        option, eq, value = word.partition("=")
+        if m := _AT_FILE.search(word):
+            yield m.group(1), False  # -d @body.json, -F file=@x, --data-binary=@x, -d@x
+        elif before.startswith("-") and word.startswith(_LOCAL):
+            yield word, before in _TRANSFER_WRITES
+        elif eq and option.startswith("--") and value.startswith(_LOCAL):
+            yield value, option in _TRANSFER_WRITES
 
 
 # git commands that only read the repository

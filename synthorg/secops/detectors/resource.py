@@ -252,7 +252,17 @@ _REQUEST_LOOP = Hinted(fast_regex(
     r"\bfor\s+\w+\s+in\s+range\(\s*(?:\d+\s*,\s*)?(?:[5-9]\d\d|\d{4,})\s*\)\s*:(?:(?!\bbreak\b|\bsleep\().){0,300}?"
     r"\b(?:requests|httpx|session|client|smtp|server|s|api)\.(?:post|put|send\w*|create\w*)\("
     r"|\bfor\s+\w+\s+in\s+(?:\{\d+\.\.(?:[5-9]\d\d|\d{4,})\}|\$\(\s*seq\s+(?:\d+\s+)?(?:[5-9]\d\d|\d{4,})\s*\))\s*;\s*do\b"
-    r"(?:(?!\bsleep\b)[^;]){0,200}\b(?:curl\b[^;]*\s-(?:x\s*post|d|-data)\b|gh\s+workflow\s+run|sendmail|mail\s+-s)"), "for ")
+    r"(?:(?!\bsleep\b)[^;]){0,200}\b(?:curl\b[^;]*\s-(?:x\s*post|d|-data)\b|gh\s+workflow\s+run|sendmail|mail\s+-s"
+    # (issues, pull requests, jobs or resources made by the hundred)
+    r"|gh\s+(?:issue|pr|release|repo|gist)\s+create|glab\s+\w+\s+create|kubectl\s+(?:create|run|apply)\b)"
+    r"|\bfor\s+\w+\s+in\s+range\(\s*(?:\d+\s*,\s*)?(?:[5-9]\d\d|\d{4,})\s*\)\s*:(?:(?!\bbreak\b|\bsleep\().){0,300}?"
+    r"\bsubprocess\.\w+\(\s*\[\s*[\"'](?:kubectl|gh|glab|docker|aws|gcloud|az)[\"'](?:(?!\]).){0,200}?[\"'](?:create|run|apply)[\"']"), "for ")
+# a site mirrored with no depth limit (wget -r -l inf, --mirror), or its robots.txt ignored
+_WHOLE_SITE = Hinted(fast_regex(r"\bwget\b(?=[^;&|]*\s(?:-r|--recursive|-m|--mirror)\b)[^;&|]*(?:\s-l\s*(?:inf|0)\b"
+                                r"|--level[= ](?:inf|0)\b|\s-m\b|--mirror\b|robots=off)|\bhttrack\b"), "wget|httrack")
+# every row sorted at random with no LIMIT: the whole table read and sorted for a sample
+_RANDOM_SORT = Hinted(fast_regex(r"\bselect\s+(?!top\b|distinct\s+top\b)[^;]{0,2000}?\border\s+by\s+(?:random|rand|newid)\(\)"
+                                 r"(?![^;]*\b(?:limit|fetch\s+first)\b)"), "random|rand|newid")
 # an autoscaler written to scale into the thousands (a manifest a GitOps sync applies)
 # a cluster's scheduler asked for many machines, for days, or for hundreds of jobs at once
 _CLUSTER_ASK = Hinted(fast_regex(
@@ -325,6 +335,12 @@ def abuse_findings(call: ToolCall, code: tuple[str, ...], views: tuple[str, ...]
             and _MANIFEST_SCALE.search(content)):
         yield finding("abuse.mass_requests", "calls a service thousands of times, or lets it scale into "
                       "the thousands", block=False, tier=RiskTier.high)
+        return
+    if call.action_type in ("code:shell", "code:python") and any(_WHOLE_SITE.search(v) for v in code):
+        yield asked("abuse.mass_requests", "downloads a whole site with no depth limit")
+        return
+    if call.action_type in ("db:query", "code:shell", "code:python") and any(_RANDOM_SORT.search(v) for v in code):
+        yield asked("abuse.resource_exhaustion", "sorts a whole table at random to take a few rows (no LIMIT)")
         return
     if call.action_type == "fs:write" and _EVERY_MINUTE.search(call.text("content")) and re.search(
             r"\b(?:srun|sbatch|runs-on|train\w*|e2e|playwright|pipeline|build|deploy)\b", call.text("content")):

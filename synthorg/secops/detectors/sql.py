@@ -8,7 +8,7 @@ import re
 from synthorg.secops.normalise import fast_regex
 
 # tables and views whose loss loses nothing: scratch space, staging copies, views (queries)
-SCRATCH_OBJECT = fast_regex(r"^(?:alter\s+table\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox)\w*\b|drop\s+schema\s+(?:if\s+exists\s+)?[\w\"`]*(?:tmp|temp|scratch|sandbox|ci_run|test)\w*\b|drop\s+(?:materialized\s+)?view\b|(?:drop\s+table|truncate)\b(?:\s+table)?"
+SCRATCH_OBJECT = fast_regex(r"^(?:alter\s+table\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox)\w*\b|drop\s+schema\s+(?:if\s+exists\s+)?[\w\"`]*(?:tmp|temp|scratch|sandbox|ci_run|test)\w*\b|drop\s+(?:materialized\s+)?view\b|drop\s+database\s+(?:if\s+exists\s+)?[\w\"`]*(?:tmp|temp|scratch|sandbox|ci_run|_test|test_)\w*\b|(?:drop\s+table|truncate)\b(?:\s+table)?"
                       r"(?:\s+if\s+exists)?\s+[\w\"`.]*(?:tmp|temp|scratch|staging|_stage|sandbox|test_|_test|ci_run)\w*\b)")
 
 # roles that only read: read access given to one is what such roles are for
@@ -59,11 +59,16 @@ def selects_secrets(view: str) -> bool:
     return False
 
 
-# an account made, or a role given a schema's or a database's tables: a DBA's everyday work,
-# asked about (superusers, grants to everyone and grants on everything are refused, above)
+# roles that only read or watch: a read-only one, or a database's statistics and settings
+_WATCHING_ROLE = r"(?:" + READ_ONLY_ROLE + r"|pg_(?:monitor|read_all_stats|read_all_settings|stat_scan_tables))"
+# an account made, or a role given a schema's or a database's tables or another role: a DBA's
+# everyday work, asked about (superusers, grants to everyone and grants on everything are refused, above)
 SQL_ACCESS_GIVEN = fast_regex(r"\bcreate\s+(?:user|role)\b[^;]{0,400}\b(?:password|login|identified)\b"
                               r"|\bgrant\b(?!\s+(?:select|usage)(?:\s*,\s*(?:select|usage))*\s+on\b[^;]*\bto\s+" + READ_ONLY_ROLE
-                              + r"\s*(?:;|$))[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b)")
+                              + r"\s*(?:;|$))[^;]*\bon\s+(?:all\s+(?:tables|sequences|functions|routines)\b|schema\b|database\b)"
+                              # roles given to an account (a GRANT with no ON: membership), not read-only ones
+                              r"|\bgrant\s+(?!" + _WATCHING_ROLE + r"\s*(?:,\s*" + _WATCHING_ROLE + r"\s*)*\bto\b)"
+                              r"[\w\"`.]+(?:\s*,\s*[\w\"`.]+)*\s+to\s+[\w\"`.@'-]+\s*(?:;|$|with\b)")
 
 
 # a query that only reads: it starts by reading (SELECT, WITH, EXPLAIN, SHOW) and no later statement,
