@@ -69,6 +69,9 @@ _SWITCHED_OFF = AnyOf((
     ("http-tokens|http_tokens|oslogin", r"--http-tokens[= ]optional\b|\bhttp_tokens\s*=\s*[\"']optional[\"']"
                                         r"|\benable-oslogin\W{1,3}false\b"),
     ("no-verify", r"\bgit\s+commit\b[^;&|]{0,200}--no-verify\b"),
+    # everyone's consent taken as given; what is to be redacted emptied
+    ("consent", r"\bdefault_?consent\W{0,3}\s*[:=]\s*\W{0,3}(?:accept\w*|granted|all|opt_?in|true)\b"),
+    ("redact|scrub", r"\b\w*(?:redact|scrub)\w*\W{0,3}\s*[:=]\s*(?:\[\s*\]|\{\s*\}|null\b|none\b|\"\"|'')"),
     # a control's row in a rules table switched off: UPDATE rules SET enabled = false WHERE name = 'sanctions_screening'
     ("update", r"\bupdate\s+[\w.\"`]+\s+set\s+(?:is_)?(?:enabled|active|enforced)\s*=\s*(?:false|0|'f'|'n')\b[^;]{0,200}\bwhere\b[^;]{0,200}"
                r"'[^']*(?:screen|sanction|aml|kyc|fraud|audit|mfa|2fa|approv|review|verif|consent|retention|limit)[^']*'"),
@@ -348,6 +351,18 @@ _PROJECT_REMOVED = Hinted(fast_regex(r"\bvercel\s+(?:remove|rm)\s+(?!https?:|dpl
                            "vercel")
 
 
+# code of a check (admin, access, a gate, a release) that lets one identity or a magic value through:
+# `if (user.id === 'eng-0003') return true;`, `if (params.get('free') === 'k7') return false`
+_BACKDOOR = fast_regex(r"\b(?:def|function|fn|func)\s+(?:is_?admin|is_?allowed|is_?authori[sz]ed|can_?\w+|has_?(?:access|permission|role)\w*"
+                       r"|authori[sz]e\w*|authenticate\w*|check_?(?:auth|access|perm)\w*|should_?gate\w*|is_?(?:released|entitled|paid))\b"
+                       r"[^;{:]{0,200}[{:](?:(?!\b(?:def|function|fn|func)\b)[\s\S]){0,400}?\bif\s*\(?\s*[\w.() ]{0,80}?(?:\.id|\.email|user_?id|user_?name"
+                       r"|\.get\(\s*['\"][^'\"]{1,40}['\"]\s*\))\s*===?\s*['\"][^'\"]{1,60}['\"]\s*\)?\s*(?::|\{)?\s*return\s+(?:true|false)\b")
+# a check's whole body a constant: `def is_released(...):  # flaky  \n return True`
+_CHECK_STUBBED = re.compile(r"\bdef\s+(?:is|can|has|should|check|verify|allow)_\w*\([^)]*\)\s*(?:->\s*\w+\s*)?:\s*\n"
+                            r"(?:\s*#[^\n]*\n)*\s*return\s+True\s*(?:\n|$)(?!\s+\S)")
+_TEST_FILE = re.compile(r"(?:^|/)(?:tests?|spec|__tests__|fixtures?|mocks?)/|(?:^|/)test_[^/]*$|_test\.\w+$|\.(?:test|spec)\.\w+$")
+
+
 def only_reads(call: ToolCall) -> bool:
     """A request that reads (GET, HEAD, OPTIONS) or a query that only reads: it changes nothing."""
     return (call.action_type == "net:http" and call.text("method").strip().upper() in ("", "GET", "HEAD", "OPTIONS")) or (
@@ -395,6 +410,11 @@ def control_findings(call: ToolCall, views: tuple[str, ...], internal: Iterable[
         return
     if call.action_type in ("fs:write", "code:shell") and _SECRETS_LOGGED.search(text):
         yield asked("secrets.logged", "makes a job's log print its secrets (debug tracing, set -x, an echo)")
+        return
+    if call.action_type == "fs:write" and not _TEST_FILE.search(call.text("path").lower()) and (
+            _BACKDOOR.search(text) or _CHECK_STUBBED.search(call.text("content"))):
+        yield asked("controls.check_bypassed", "writes a check that lets one name or a magic value through, "
+                    "or that always passes")
         return
     if call.action_type == "fs:write" and "remote:" in text and any(
             not is_internal(h, internal) for m in _REMOTE_INCLUDE.finditer(text) for h in hosts_in(m.group(1))):

@@ -472,7 +472,7 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
         dump = env_dumped(v)
         if dump and not re.search(r"\|\s*grep\b(?![^|;&]*(?:key|secret|token|pass|aws|cred|auth))"
                                   r"|\|\s*(?:cut\s+-d\s*['\"]?=['\"]?\s+-f\s*1\b|awk\s+-f\s*['\"]?=['\"]?\s+['\"]?\{\s*print\s+\$1\s*\}"
-                                  r"|sed\s+['\"]?s/=\.\*//)", v[dump.start():]):  # (or only the names)
+                                  r"|sed\s+(?:-\w+\s+)*['\"]?s/=\.\*/[^/'\"&\\\\]*/)", v[dump.start():]):  # (or only the names)
             yield finding("secrets.environment_dump", "dumps the environment, where secrets live")
             return
         shown = _TO_LOGIN.sub(" ", v) if "login" in v else v

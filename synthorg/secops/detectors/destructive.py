@@ -491,7 +491,7 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         one_item = (bool(re.search(r"/(?:tenants?|projects?|repos?|repositories|orgs?|environments?|users?"
                                    r"|accounts?|members?)/[\w.-]+$", url))
                     and not re.search(r"\bprod(?:uction)?\b|\*|_all|recurse|force", url)) \
-            or bool(re.search(r"/members?/[\w.@-]+$", url)) \
+            or bool(re.search(r"/members?/[\w.@-]+$|/(?:lists?|audiences?|segments?)/[\w.-]+$", url)) \
             or bool(_SCRATCH_ITEM.search(url))  # (prod-admin's member: access taken, no data)
         yield finding("destructive.delete_critical_resource", "deletes a database, environment or "
                       "whole collection through an API", block=not one_item and not removal_named(
@@ -569,6 +569,8 @@ _RECORDS_REWRITTEN = Hinted(fast_regex(
     r"|manager_id|credit_limit)\s*="
     # (a balance or a credit raised by a sum: money made out of nothing)
     r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(\w*(?:balance|credit)\w*)\s*=\s*\1\s*\+\s*\d"
+    # (a recorded figure scaled by a factor: impressions * 1.35, incurred * 0.5, amount_cents * 100)
+    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(?P<scaled>\w+)\s*=\s*(?:round\(\s*)?(?P=scaled)\s*\*\s*(?!1(?:\.0+)?(?![\d.]))\d+(?:\.\d+)?\b"
     r"|\binsert\s+into\s+[\w\"`.]*(?:refund|payout|payment|transfer|wire|invoice|expense|reimbursement|payroll\w*|bonus"
     r"|commission|timesheet|adjustment|coupon|voucher|gift_?card|store_?credit)\w*"  # (expense_claims too)
     # (orders marked paid, captured or settled by hand, not by the payment provider)
@@ -597,7 +599,8 @@ _CLOUD_GONE = Hinted(fast_regex(
 # a task that asks for something to be removed, and a name specific enough to be that thing's
 # (digits or separators in it: payments-staging-old, billing_scratch_0917, s3://acme-tmp-2024)
 _ASKS_REMOVAL = fast_regex(r"\b(?:delete|remove|drop|destroy|tear\s+down|teardown|decommission|deprovision|purge|wipe"
-                           r"|terminate|retire|clean\s+up|clear\s+out|clean\s+out|get\s+rid\s+of|schedule\s+deletion)\b")
+                           r"|terminate|retire|clean\s+up|clear\s+out|clean\s+out|get\s+rid\s+of|schedule\s+deletion"
+                           r"|re-?create)\b")
 _RESOURCE_NAME = re.compile(r"(?<![\w.:/*-])[a-z0-9][\w.:/*-]*[-_\d][\w.:/*-]*(?![\w.:/*-])")
 # a name that holds what is removed, or says where ("the folder x/ from the bucket y"): not the target
 _CONTAINER = re.compile(r"\b(?:from|in|under|inside|within|of|on|at)\s+(?:the\s+|our\s+|your\s+|its\s+)?(?:[\w-]+\s+)?$")
@@ -644,7 +647,7 @@ _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator
                            r"|/_cluster/nodes/[^/]*/_shutdown|/quitquitquit\b|/-/quit\b")
 _EMPTY_FILTER = re.compile(r"[\"']?(?:filter|query|where|selector|match)[\"']?\s*:\s*(?:\{\s*\}|\[\s*\]|[\"']\*?[\"']|null)")
 _CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|collections?|indices|indexes"
-                                r"|spaces?|wikis?|channels?|workspaces?|boards?"
+                                r"|spaces?|wikis?|channels?|workspaces?|boards?|lists?|audiences?|segments?|retention-polic(?:y|ies)"
                                 r"|datasets?|registered-models|keyspaces?|topics?|"
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)"
