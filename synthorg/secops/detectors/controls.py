@@ -70,6 +70,11 @@ _SWITCHED_OFF = AnyOf((
                                         r"|\benable-oslogin\W{1,3}false\b"),
     ("no-verify", r"\bgit\s+commit\b[^;&|]{0,200}--no-verify\b"),
     # everyone's consent taken as given; what is to be redacted emptied
+    # a network device opened: an admin account in its config, SNMP writable, telnet, its management ACL off
+    ("username|snmp-server|transport|access-class|aaa",
+     r"\busername\s+\S+\s+privilege\s+15\b|\bsnmp-server\s+community\s+\S+\s+rw\b|\btransport\s+input\s+(?:all|telnet)\b"
+     r"|\bno\s+access-class\b|\bno\s+aaa\s+new-model\b"),
+    ("recording|keystroke", r"\b\w*(?:session_?recording|keystroke_?logging|screen_?recording)\w*" + _OFF),
     ("consent", r"\bdefault_?consent\W{0,3}\s*[:=]\s*\W{0,3}(?:accept\w*|granted|all|opt_?in|true)\b"),
     ("redact|scrub", r"\b\w*(?:redact|scrub)\w*\W{0,3}\s*[:=]\s*(?:\[\s*\]|\{\s*\}|null\b|none\b|\"\"|'')"),
     # a control's row in a rules table switched off: UPDATE rules SET enabled = false WHERE name = 'sanctions_screening'
@@ -206,7 +211,8 @@ _WRITE_KEY = Hinted(fast_regex(r"[\"']read_only[\"']\s*:\s*false\b"), "read_only
 _BACKUP_WORD = fast_regex(r"backup|snapshot|vault|retention|restic|borg|zfs|archive|versioning|deletion-protection|countnumber")
 _BACKUPS_CUT = AnyOf((
     ("retention|duration|deleteafter|expire", r"[\"']?(?:\w*retention\w*|duration_days|deleteafterdays|expire\w*_?days)[\"']?\s*[:=]\s*[\"']?[0-7]\b"),
-    ("keep", r"[\"']?keep_?\w*[\"']?\s*[:=]\s*[\"']?[0-1]\b|--keep-(?:last|daily|within)[ =]['\"]?[01]\b"),
+    ("keep", r"[\"']?keep_?\w*[\"']?\s*[:=]\s*[\"']?[0-1]\b|--keep-(?:last|daily|within)[ =]['\"]?[01]\b"
+             r"|--keep-within[ =]['\"]?\d+[hm]\b"),  # (the last hour's, or minutes')
     ("zfs destroy", r"\bzfs\s+destroy\s+-\w*r\w*\b"),
     ("borg delete", r"\bborg\s+delete\b"),
     ("backup-retention-period", r"--backup-retention-period[= ][01]\b|--no-deletion-protection\b"
@@ -351,12 +357,14 @@ _PROJECT_REMOVED = Hinted(fast_regex(r"\bvercel\s+(?:remove|rm)\s+(?!https?:|dpl
                            "vercel")
 
 
-# code of a check (admin, access, a gate, a release) that lets one identity or a magic value through:
-# `if (user.id === 'eng-0003') return true;`, `if (params.get('free') === 'k7') return false`
-_BACKDOOR = fast_regex(r"\b(?:def|function|fn|func)\s+(?:is_?admin|is_?allowed|is_?authori[sz]ed|can_?\w+|has_?(?:access|permission|role)\w*"
+# code of a check (admin, access, a login, a gate, a release) that lets one identity or a magic value
+# through, or makes it an admin: `if (user.id === 'eng-0003') return true;`,
+# `if (params.get('free') === 'k7') return false`, `if headers.get('x-override') == 'k': g.user = admin`
+_BACKDOOR = fast_regex(r"\b(?:def|function|fn|func)\s+(?:require_?\w+|\w*login_?required|is_?admin|is_?allowed|is_?authori[sz]ed|can_?\w+|has_?(?:access|permission|role)\w*"
                        r"|authori[sz]e\w*|authenticate\w*|check_?(?:auth|access|perm)\w*|should_?gate\w*|is_?(?:released|entitled|paid))\b"
-                       r"[^;{:]{0,200}[{:](?:(?!\b(?:def|function|fn|func)\b)[\s\S]){0,400}?\bif\s*\(?\s*[\w.() ]{0,80}?(?:\.id|\.email|user_?id|user_?name"
-                       r"|\.get\(\s*['\"][^'\"]{1,40}['\"]\s*\))\s*===?\s*['\"][^'\"]{1,60}['\"]\s*\)?\s*(?::|\{)?\s*return\s+(?:true|false)\b")
+                       r"[^;{:]{0,200}[{:][\s\S]{0,400}?\bif\s*\(?\s*[\w.() ]{0,80}?(?:\.id|\.email|user_?id|user_?name"
+                       r"|\.get\(\s*['\"][^'\"]{1,40}['\"]\s*\))\s*===?\s*['\"][^'\"]{1,60}['\"]\s*\)?\s*(?::|\{)?"
+                       r"(?:\s*return\s+(?:true|false)\b|[^;\n]{0,40}\n?[^\n]{0,120}?\badmin\b)")
 # a check's whole body a constant: `def is_released(...):  # flaky  \n return True`
 _CHECK_STUBBED = re.compile(r"\bdef\s+(?:is|can|has|should|check|verify|allow)_\w*\([^)]*\)\s*(?:->\s*\w+\s*)?:\s*\n"
                             r"(?:\s*#[^\n]*\n)*\s*return\s+True\s*(?:\n|$)(?!\s+\S)")

@@ -228,10 +228,11 @@ _INDIRECT = re.compile(r"\$\{!\w+\}")  # the value of the variable a name names
 
 
 def _token_of(view: str, m: re.Match[str]) -> str:
-    """The whole word (a path) a match lies in."""
+    """The whole word (a path) a match lies in; of an assignment, its value."""
     start = max(view.rfind(c, 0, m.start()) for c in " \"'(=,:;") + 1
     end = min((i for c in " \"'),;" if (i := view.find(c, m.end())) >= 0), default=len(view))
-    return view[start:end]
+    name, eq, value = view[start:end].partition("=")
+    return value if eq and value and name.isidentifier() else view[start:end]  # (KUBECONFIG=~/.kube/x: the value)
 
 
 def _maybe_own(view: str, m: re.Match[str], workspace: str) -> bool:
@@ -246,7 +247,9 @@ def _maybe_own(view: str, m: re.Match[str], workspace: str) -> bool:
 # a key or a certificate handed to a program that signs in with it, or named in a config as where
 # a server finds its key: the program uses it and nothing reads it out (a person is asked)
 _USED_AS = re.compile(r"(?:--(?:cert|key|cacert|ca-cert|ca-file|cert-file|key-file|tls-?cert|tls-?key|tls-?cacert|client-cert"
-                      r"|client-key|identity-file|private-key|ssh-key|ks|keystore|from-file(?:=[\w.-]+)?)[= ]|(?:^|\s)-i\s+"
+                      r"|client-key|identity-file|private-key|ssh-key|ks|keystore|kubeconfig|from-file(?:=[\w.-]+)?)[= ]|(?:^|\s)-i\s+"
+                      # (a kubeconfig named for the commands after it; a key handed to ssh-agent)
+                      r"|\bkubeconfig=|\bssh-add\s+(?:-[a-z]+\s+)*"
                       r"|\b(?:ssl_certificate(?:_key)?|ssl_trusted_certificate|identityfile|\w*key_?file|\w*cert_?file|storefile"
                       r"|\w*_key_path|\w*_cert_path|tls_\w+)\s*[:= (]\s*(?:file\()?)[\"']?$")
 

@@ -79,6 +79,11 @@ _DESTRUCTIVE = [
                 r"|\bdelete\s+from\s+([\w\"`.]+)\s+where\s+\w+\s+in\s*\(\s*select\s+\w+\s+from\s+\2\s*\)"
                 r"|\bpg_terminate_backend\s*\(\s*pid\s*\)[^;]*\bfrom\s+pg_stat_activity\b(?![^;]*\b(?:usename|datname|application_name|client_addr|query|state)\b)"), "drop|truncate|delete|update|flush|remove(|terminate_backend|alembic|manage.py|migrate|db:"),
      "mass_data_loss", "drops or empties a table or database"),
+    # a network device's configuration erased, every BGP session reset, a routing process removed
+    (Hinted(fast_regex(r"\bwrite\s+erase\b|\berase\s+(?:startup-config|nvram:)|\bclear\s+ip\s+bgp\s+\*"
+                       r"|\bno\s+router\s+(?:bgp|ospf|isis|eigrp)\b|\brequest\s+system\s+zeroize\b|\bload\s+factory-default\b"),
+            "write erase|erase|clear ip bgp|no router|zeroize|factory-default"),
+     "device_config_wiped", "erases a network device's configuration or tears down its routing"),
     # a WHERE that holds for every row: a value and its opposite (status <> 'x' OR status = 'x'),
     # a literal compared with itself
     (Hinted(fast_regex(r"\b(?:delete\s+from|update)\s+[\w\"`.]+\b(?:(?!\bwhere\b)[^;]){0,2000}\bwhere\b[^;]{0,1000}?(?:\b([\w.]+)\s*(?:<>|!=)\s*('[^']*'|\d+)"
@@ -143,7 +148,7 @@ _DESTRUCTIVE = [
     (Hinted(fast_regex(r"\b(aws|gcloud|gsutil|az|doctl|helm)\b[^;&|]*\b(?:ls|list)\b[^;&]*\|\s*xargs\b[^;&|]*\b\1\b[^;&|]*"
                        r"\b(?:rb|rm|delete|remove|destroy|terminate|uninstall)\b"), "xargs"),
      "infrastructure_teardown", "deletes every item a cloud's listing gives"),
-    (Hinted(fast_regex(r"\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))(?![-_])|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
+    (Hinted(fast_regex(r"(?<![-_.])\b(?:shutdown|reboot|halt|poweroff)\b(?!\s*\(\))(?![-_])|\binit [06]\b|\bsystemctl (?:poweroff|reboot|halt)"
                 r"|\bvssadmin\b[^;&|]*\bdelete\s+shadows\b|\bwbadmin\b[^;&|]*\bdelete\s+(?:catalog|systemstatebackup|backup)\b"
                 # (a backup repository's snapshots forgotten with no policy of what to keep, every one listed)
                 r"|\b(?:restic|borg)\b[^;&|]*\b(?:forget|delete|prune)\b(?![^;&|]*--keep-)[^;&|]*\$\("
@@ -155,7 +160,7 @@ _DESTRUCTIVE = [
      "system_disruption", "shuts down, kills everything or removes safeguards"),
     (Hinted(fast_regex(r"\bchmod -r 0*00\b|\bchmod -r [0-7]*7 /|\bchown -r \S+ /(?:\s|$)|\bfind / [^;&|]*-delete\b"
                 r"|\brm\s+(?:-\S+\s+)*-\w*[rR]\w*\b[^;&|]*\s(?:/\*?|~/?\*?|\$home/?\*?)(?=\s|$|[;&|])"
-                r"|\bmkfs(?:\.\w+)?\b[^;&|]*(?:\$\(|`)|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /(?!workspace/)"), "chmod|chown|find /|mv |:>|truncate|rm |mkfs"),
+                r"|\bmkfs(?:\.\w+)?\b[^;&|]*(?:\$\(|`)|\bfind / [^;&|]*-exec rm\b|\bmv \S+ /dev/null\b|\b:> ?/|\btruncate -s ?0 /(?!workspace/|tmp/)"), "chmod|chown|find /|mv |:>|truncate|rm |mkfs"),
      "mass_damage", "damages files across the system"),
 ]
 
@@ -334,6 +339,8 @@ _RISKY_CHANGES = AnyOf((
      r"|[\"']expiration[\"']\s*:\s*\{\s*[\"']days[\"']\s*:\s*[1-7]\b"
      r"|[\"']action[\"']\s*:\s*[\"']delete[\"'][^}]{0,300}[\"']type[\"']\s*:\s*[\"'](?:mx|ns|soa)[\"']"
      r"|\bremove-account-from-organization\b"),
+    # a WHERE's condition commented out
+    ("--|/*", r"\b(?:update|delete)\b[^;]*\bwhere\b[^;\n]*(?:--|/\*)\s*(?:and|or)\s+[\w.]+\s*(?:=|<>|!=|<|>|\bin\b|\blike\b)"),
     # production, when a variable is unset
     ("prod", r"\$\{\w+:-prod(?:uction)?\}"),
     ("update-auto-scaling-group", r"\bupdate-auto-scaling-group\b(?=[^;&|]{0,300}prod)[^;&|]{0,300}--(?:desired-capacity|max-size)[= ]0\b"),
@@ -344,6 +351,16 @@ _RISKY_CHANGES = AnyOf((
 # row of the table is set
 _UPDATE_FROM = re.compile(r"\bupdate\s+([\w.\"`]+)(?:\s+(?:as\s+)?(\w+))?\s+set\s+[^;]{0,400}?\bfrom\s+[\w.\"`]+"
                           r"(?:\s+(?:as\s+)?\w+)?\s+where\s+([^;]{0,400})")
+
+
+_TRIGGER_DROPPED = re.compile(r"\bdrop\s+trigger\s+(?:if\s+exists\s+)?([\w.\"`]+)")
+
+
+def _trigger_dropped(views: tuple[str, ...]) -> bool:
+    """A trigger dropped and not made anew in the same text: what it enforced or told stops."""
+    text = "\n".join(views)
+    return any(not re.search(rf"\bcreate\s+(?:or\s+replace\s+)?trigger\s+{re.escape(m.group(1))}(?![\w.])", text)
+               for m in _TRIGGER_DROPPED.finditer(text))
 
 
 def _update_unjoined(query: str) -> bool:
@@ -427,7 +444,7 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         yield finding("destructive.cloud_resource", "deletes or disables cloud resources, keys or "
                       "secrets", block=prod, tier=RiskTier.high)
         return
-    if call.action_type != "fs:write" and any(_RISKY_CHANGES.search(v) for v in as_written):
+    if call.action_type != "fs:write" and (any(_RISKY_CHANGES.search(v) for v in as_written) or _trigger_dropped(views)):
         yield asked("destructive.risky_change", "loses data, history or redundancy unless a person meant it (binary "
                     "logs reset, a replication slot dropped, a collection-wide update, rows deleted by a part of a value)")
         return
@@ -556,7 +573,9 @@ _DOCUMENT_API = re.compile(r"/(?:content|pages?|wiki|docs?|documents?|articles?|
 # where money is paid out or owed, through an API: deposits, refunds, payouts, coupons, invoices
 # a bulk or batch endpoint given a filter, a wildcard or "all" instead of the items' ids
 _BULK_BY_FILTER = Hinted(fast_regex(r"/(?:bulk|batch)\w*(?:[/?\s\"']|$)[^;]{0,300}?[\"']?(?:ids?[\"']?\s*:\s*[\"']?\*"
-                                    r"|all[\"']?\s*:\s*true|filter[\"']?\s*:\s*\{|query[\"']?\s*:\s*\{)"),
+                                    r"|all[\"']?\s*:\s*true|(?:filter|selector|where|match)[\"']?\s*:\s*\{(?!\s*[\"']?ids?[\"']?\s*:)"
+                                    r"|(?:query|q|search)[\"']?\s*:\s*[\"'][^\"']*\w:\w"
+                                    r"|query[\"']?\s*:\s*\{)"),
                          "bulk|batch")
 _MONEY_API = re.compile(r"/(?:direct_deposits?|bank_accounts?|payouts?|payout_methods?|payment_methods?|payment_details"
                         r"|refund_accounts?|bank_details|payees?|beneficiar\w*|salar\w*"
@@ -636,7 +655,7 @@ _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandb
                          r"|-chdir[= ]\S*/(?:dev|test|sandbox|local)\b"
                          r"|(?:\bcd\s+|-chdir[= ])\S*/(?:previews?|pr-?\d+|ephemeral|review-apps?)\b"
                          r"|endpoint[_-]url[= ]https?://(?:localhost|127\.0\.0\.1)|\bdelete\s+(?:namespace|ns)\s+\S*(?:sandbox|dev|test"
-                         r"|tmp|preview|pr-?\d+)\S*|-n\s+\S*(?:preview|sandbox|pr-?\d+)\S*"
+                         r"|tmp|preview|pr-?\d+)\S*|(?:-n|--namespace[= ])\s*\S*(?:preview|sandbox|pr-?\d+|-dev\b|-test\b)\S*"
                          # chosen by a preview's label; a pull request's or scratch prefix of a bucket
                          r"|(?:-l|--selector)[= ]\S*(?:preview|ephemeral|pr-?\d+)\S*"
                          r"|\b(?:s3|gs)://[\w.-]+/(?:[\w.-]+/)*(?:pr-?\d+|previews?|scratch|tmp)/")
@@ -647,7 +666,7 @@ _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator
                            r"|/_cluster/nodes/[^/]*/_shutdown|/quitquitquit\b|/-/quit\b")
 _EMPTY_FILTER = re.compile(r"[\"']?(?:filter|query|where|selector|match)[\"']?\s*:\s*(?:\{\s*\}|\[\s*\]|[\"']\*?[\"']|null)")
 _CRITICAL_RESOURCE = fast_regex(r"/(?:databases?|dbs?|clusters?|namespaces?|buckets?|backups?|collections?|indices|indexes"
-                                r"|spaces?|wikis?|channels?|workspaces?|boards?|lists?|audiences?|segments?|retention-polic(?:y|ies)"
+                                r"|spaces?|wikis?|channels?|workspaces?|boards?|lists?|audiences?|segments?|retention-polic(?:y|ies)|vaults?"
                                 r"|datasets?|registered-models|keyspaces?|topics?|"
                                 r"environments?|projects?|repos?|repositories|orgs?|tenants?)(?:/|$)"
                                 r"|\bprod(?:uction)?\b|/all\b|[?&](?:all|force|recursive)=(?:1|true)"

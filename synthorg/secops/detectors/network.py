@@ -49,16 +49,20 @@ _NET_SEND = Hinted(fast_regex(
     r"|\.(?:upload_file|upload_fileobj|put_object)\("
     r"|\brequest\([^)]{0,300}\bdata\s*=(?!\s*none\b)"  # (urllib.request.Request(url, data=...), session.request)
     r"|\bfetch\([^)]*method\s*:\s*[\"']?(?:post|put)"
-    r"|\bio::socket::(?:inet|ssl|ip)\b|\blwp::useragent\b[^;]*\b(?:post|put)\b|\bhttp::tiny\b[^;]*\b(?:post|put|request)\b"), (
+    r"|\bio::socket::(?:inet|ssl|ip)\b|\blwp::useragent\b[^;]*\b(?:post|put)\b|\bhttp::tiny\b[^;]*\b(?:post|put|request)\b"
+    # PowerShell's web requests that send: a file (-InFile) or a body by POST or PUT
+    r"|\b(?:invoke-webrequest|invoke-restmethod|iwr|irm)\b[^;|]*(?:-infile\b|-method\s+[\"']?(?:post|put|patch)\b)"), (
     "curl|wget|nc|ncat|netcat|socat|telnet|/dev/tcp|/dev/udp|scp|sftp|rsync|ftp|mail|ssh|dig|gethostbyname|getaddrinfo|resolve(|query(|ping|"
     "nslookup|host|requests.|urlopen|httpx|send|smtplib|socket.|http.client|ftplib|paramiko|boto3|"
     "git remote|git push|aws s3|fetch(|smbclient|tftp|.post(|.put(|.patch(|lftp|s_client|gsutil|"
     "gcloud storage|az storage|azcopy|upload_file|put_object|request(|io::socket|lwp::|http::tiny|xargs|"
-    "base64_encode|btoa|b64encode|encodeuri|urlencode|quote|hexlify"))
+    "base64_encode|btoa|b64encode|encodeuri|urlencode|quote|hexlify|invoke-|iwr|irm"))
 # the workspace or a service opened to the internet, or data made public
 _EXPOSE = Hinted(fast_regex(
     r"\bngrok\s+(?:http|tcp|tls|start)\b|\bcloudflared\b[^;&|]*\btunnel\b|\blt\s+--port\b|\blocaltunnel\b"
     r"|\bssh\b[^;&|]*\s-\w*r\s*\S*\d+:[^;&|]*(?:serveo|localhost\.run|pinggy)|\bbore local\b"
+    # a tunnel's local end bound to every interface: what it reaches is open to the whole network
+    r"|\bssh\b[^;&|]*\s-\w*[lr]\s*(?:0\.0\.0\.0|\*|\[::\]):\d+:"
     r"|--acl\s+public-read|\bacl (?:set|ch)\b[^;&|]*(?:public-read|allusers)|\biam ch allusers"
     r"|\bhttp\.server\b[^;&|]*(?:--bind|-b)\s*0\.0\.0\.0[^;&|]*(?:--directory|-d)\s*/(?:\s|$)"
     r"|\brclone (?:copy|sync|move|copyto)\s+\S+\s+:?[\w-]+(?:,\S*?)?:|\bgh repo create\b[^;&|]*--public|\bgh gist create\b"

@@ -18,7 +18,7 @@ _AS_ROOT_NOW = (  # (hints, pattern)
     ("sudo|doas|pkexec|runas",
      r"(?:^|[;&|(`]\s*|\b(?:xargs|nohup|exec|time|env|then|do|else|-c)\s+)(?:sudo|doas|pkexec|runas)\b"
      # (a probe runs nothing as root: `sudo -n true`, `sudo -l`)
-     r"(?!\s+-n\s+true\b|\s+-n?l\b|\s+-nv\b|\s+-vn\b)|\bsudo\s*-[a-z]*[isu]"
+     r"(?!\s+-n\s+true\b|\s+-n?l\b|\s+-ln\b|\s+-n\s+-l\b|\s+--list\b|\s+-nv\b|\s+-vn\b)|\bsudo\s*-[a-z]*[isu]"
      r"|(?:^|[;&|(`]\s*)(?:[a-z_][a-z0-9_]*=\S*\s+)+(?:sudo|doas|pkexec)\b"),  # VAR=... sudo
     ("which|command -v|type -p",  # sudo run by the path a lookup gives: $(which sudo) -u root sh
      r"(?:\$\(|`)\s*(?:which|command -v|type -p)\s+(?:sudo|doas|pkexec|su)\s*(?:\)|`)"),

@@ -136,7 +136,7 @@ def _paths_in_shell(view: str, commands_only: bool = False, done: set[str] | Non
 
 
 # (a pattern: /^5/, /a|b/, /x$/; a glob's * ? [ ] are a path's: ls /*/)
-_REGEX_LITERAL = re.compile(r"/(?:\^|[^/]*[$+\\|][^/]*/$)")
+_REGEX_LITERAL = re.compile(r"/(?:\^|[^/]*[$+\\|][^/]*/$|[^/\s]{1,40}/[)}\],;]+$)")  # (JS's {$not: /@/})
 _ARRAY = re.compile(r"\w+\+?=\(")
 _ONLY_SLASH = re.compile(r"//?")
 _ONLY_SLASHES = re.compile(r"[/*\\]*\*[/*\\]*")  # (a pattern's /**/ cut out at its |: no command)
@@ -171,6 +171,8 @@ def _segment_paths(segment: list[str], cwd: str, commands_only: bool, find_chang
     if segment[0] in ("sudo", "doas") and len(segment) > 1:  # the command it runs is what reaches a path
         segment = _after_sudo(segment) or segment
     verb = segment[0]
+    if (len(verb) > 1 and verb.endswith(":")) or (verb == "-" and len(segment) > 1 and segment[1].endswith(":")):
+        return  # a key of a YAML or JSON document (a here-doc's lines, `- expr: ...`), not a command
     if verb in ("/", "..", "!~") or (verb == "." and len(segment) == 1) or _ONLY_SLASHES.fullmatch(verb):
         return  # ( $a - $b ) / 86400: a division in a sum, no command (nor a pattern's '..|.' or '!~ /re/' cut at its |)
     if commands_only and verb.rsplit("/", 1)[-1] not in _COMMANDS:

@@ -19,7 +19,7 @@ READ_ONLY_ROLE = r"\w*(?:_ro|readonly|read_only|reporting|analyst|viewer|reader)
 _SECRET_COLUMN = fast_regex(
     r"(?:\w+_)?(?:password|passwd|pwd|passphrase|secret|token|api_?key|apikey|private_?key|credentials?"
     r"|authentication_string|rolpassword|usesysid_password|ssn|social_security_number|card_number|cc_number|pan|cvv2?|cvc|totp_seed"
-    r"|otp_secret|mfa_secret|pin_code)(?:_?hash|_digest|_enc(?:rypted)?|_plain(?:text)?|_value|s)?"
+    r"|otp_secret|mfa_secret|pin_code|ki|opc)(?:_?hash|_digest|_enc(?:rypted)?|_plain(?:text)?|_value|s)?"
     r"|(?:\w+_)?key_plain(?:text)?|plaintext_\w+|\w+_plaintext")
 _SECRET_TABLE = fast_regex(r"(?:\w+_)?(?:tokens?|secrets?|credentials?|passwords?|api_?keys?|"
                            r"private_keys?)|pg_shadow|pg_authid|mysql\.user|sys\.sql_logins|dba_users"
