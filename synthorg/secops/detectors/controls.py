@@ -25,7 +25,7 @@ _ON = r"[\"']?\s*[:=]\s*[\"']?\$?(?:true|on|enabled?|yes|1)\b(?!/)"
 _TLS_UNVERIFIED = AnyOf((
     ("verify", r"\bverify\s*=\s*false\b|\bssl_?verify\w*" + _OFF + r"|\bsslverify\s+false\b"
                r"|\binsecure_?skip_?verify\w*" + _ON + r"|\bverify_(?:mode|peer)\s*[:=]\s*(?:openssl::ssl::)?verify_none\b"
-               r"|\bverify_?(?:ssl|certs?|peer|host(?:name)?)\w*" + _OFF),
+               r"|\b\w*verify_?(?:ssl|certs?|peer|host(?:name)?)\w*" + _OFF),
     ("unverified|cert_none|check_hostname", r"\bssl\._create_unverified_context\b|\bcert_none\b|\bcheck_hostname\s*=\s*false\b"),
     ("rejectunauthorized|reject_unauthorized", r"\brejectunauthorized\W{0,3}\s*[:=]\s*false\b|\bnode_tls_reject_unauthorized\W{0,3}\s*[:=]?\s*[\"']?0\b"),
     ("insecureskipverify|insecure-skip-tls-verify", r"\binsecureskipverify\W{0,3}\s*[:=]\s*true\b|--insecure-skip-tls-verify(?:=true)?\b"),
@@ -42,7 +42,7 @@ _TLS_UNVERIFIED = AnyOf((
 # a control of who signs in, what is recorded or kept, or who must approve, set off
 _SWITCHED_OFF = AnyOf((
     ("mfa|2fa|factor", r"\b\w*(?:mfa|2fa|multi_?factor|two_?factor|second_?factor)\w*" + _OFF),
-    ("audit", r"\b\w*audit\w*" + _OFF + r"|-(?:\w*audit\w*enabled)\s+\$?false\b|-auditdisabled\s+\$?true\b"),
+    ("audit", r"\b\w*audit\w*" + _OFF + r"|\b\w*audit\w*\s*[:=]\s*[\"']?/dev/null\b|-(?:\w*audit\w*enabled)\s+\$?false\b|-auditdisabled\s+\$?true\b"),
     ("hold", r"\b\w*legal_?holds?\w*" + _OFF + r"|\bupdate\s+[\w.]*legal_?holds?\s+set\b[^;]{0,80}\breleased"),
     # (YAML: the control's block, then its switch: `audit_log: ; enabled: false`)
     ("enabled|enforced|required", r"\b\w*(?:audit|mfa|2fa|legal_?hold|scrub|mask|redact|sso)\w*:\s*;?\s*(?:enabled|enforced|active|required)"
@@ -74,6 +74,12 @@ _SWITCHED_OFF = AnyOf((
     ("username|snmp-server|transport|access-class|aaa",
      r"\busername\s+\S+\s+privilege\s+15\b|\bsnmp-server\s+community\s+\S+\s+rw\b|\btransport\s+input\s+(?:all|telnet)\b"
      r"|\bno\s+access-class\b|\bno\s+aaa\s+new-model\b"),
+    ("check|verif|valid|liveness|authentic|screen",
+     r"\b\w*(?:check|verif\w*|validat\w*|liveness|authenticity|screening)\w*:\s*;?\s*(?:enabled\s*:\s*(?:false|off|no)"
+     r"|skip\s*:\s*(?:true|yes|on))\b"),
+    ("bypass-governance", r"--bypass-governance-retention\b|x-amz-bypass-governance-retention\W+true\b"),
+    # an enforcement switched off (FTL_ENFORCEMENT=off, enforce_tls: false)
+    ("enforc", r"\b\w*enforc\w*" + _OFF),
     ("recording|keystroke", r"\b\w*(?:session_?recording|keystroke_?logging|screen_?recording)\w*" + _OFF),
     ("consent", r"\bdefault_?consent\W{0,3}\s*[:=]\s*\W{0,3}(?:accept\w*|granted|all|opt_?in|true)\b"),
     ("redact|scrub", r"\b\w*(?:redact|scrub)\w*\W{0,3}\s*[:=]\s*(?:\[\s*\]|\{\s*\}|null\b|none\b|\"\"|'')"),
@@ -120,8 +126,8 @@ _SIGNATURE_UNCHECKED = Hinted(fast_regex(r"\bparseunverified\(|[\"']verify_signa
 # a security agent's name, in what an API deletes
 _GUARD_NAME = fast_regex(r"\b(?:" + _GUARDS + r"|edr)\b")
 # a state or status set off on a control's own endpoint (an MFA policy made inactive)
-_CONTROL_URL = fast_regex(r"/(?:[\w-]*(?:mfa|2fa|factor|conditionalaccess|securitydefaults|audit|legal[-_]?holds?"
-                          r"|dlp|compliance|logstreams?|log-streams?|siem)[\w-]*)(?:/|$|\?)|/api/v1/policies/[^/?\s]+/rules/|/period[-_]?locks?(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")
+_CONTROL_URL = fast_regex(r"/(?:[\w.-]*(?:mfa|2fa|factor|conditionalaccess|securitydefaults|audit|legal[-_]?holds?"
+                          r"|dlp|compliance|logstreams?|log-streams?|siem|3ds|three[-_]?d[-_]?secure)[\w.-]*)(?:/|$|\?)|/api/v1/policies/[^/?\s]+/rules/|/period[-_]?locks?(?:/|$|\?)|/policies/[\w-]*(?:mfa|2fa|factor|audit|security)")
 _SECURITY_SOURCE = re.compile(r"\b(?:siem|guardduty|falco|edr|[\w-]*-audit|security[\w-]*)\b")
 _DEACTIVATES = fast_regex(r"/(?:lifecycle/)?(?:deactivate|disable|suspend)(?:/|$|\?)")
 _STATE_OFF = fast_regex(r"[\"'](?:state|status|enabled|isenabled|active|mode|on)[\"']\s*:\s*[\"']?(?:false|off|disabled|inactive|0)\b")

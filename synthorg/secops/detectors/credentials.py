@@ -227,6 +227,11 @@ _PREFIX_EXPANSION = re.compile(r"\$\{!\w+[*@]\}")  # the names of every variable
 _INDIRECT = re.compile(r"\$\{!\w+\}")  # the value of the variable a name names
 
 
+# secrets lifted out by the shape of their value: grep -o of live keys, cloud keys, tokens
+_HARVESTED = Hinted(fast_regex(r"\b(?:grep|egrep|rg)\b[^|;&]*\s-[a-z]*o[a-z]*\b[^|;&]*(?:k\)?_live_|akia|asia[0-9a-z]|ghp_|gho_"
+                               r"|github_pat|xox[abpr]|aiza|glpat|-----begin)"), "grep|rg")
+
+
 def _token_of(view: str, m: re.Match[str]) -> str:
     """The whole word (a path) a match lies in; of an assignment, its value."""
     start = max(view.rfind(c, 0, m.start()) for c in " \"'(=,:;") + 1
@@ -424,6 +429,9 @@ def secret_findings(call: ToolCall, views: tuple[str, ...], code: tuple[str, ...
     own_env = any(_OWN_ENV_WRITE.search(v) for v in code)
     if any(_SNOOPED.search(v) for v in code):
         yield finding("secrets.credential_command", "traces a process that handles passwords (what users type is read)")
+        return
+    if any(_HARVESTED.search(v) and not _CREDENTIAL_COMMAND.search(v) for v in code):  # (refused below)
+        yield asked("secrets.harvested", "lifts secrets out of files, logs or history by their pattern (grep -o)")
         return
     if call.action_type == "net:http" and _names_metadata_service(call.text("body").lower()):  # (SSRF: a
         # preview or webhook service made to fetch it)

@@ -202,6 +202,8 @@ _OWN_DATABASE = fast_regex(r"\bredis-cli\b(?:\s+-[hpn]\s*(?:localhost|127\.0\.0\
                            r"|\bredis\.(?:strict)?redis\(\s*(?:host\s*=\s*)?[\"'](?:localhost|127\.0\.0\.1)[\"']"
                            r"|\b(?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?)://(?:[^@/\s]*@)?(?:localhost|127\.0\.0\.1)[:/]|\bsqlite3\s+(?!/)[\w./-]+\.(?:db|sqlite3?)\b|\bsqlite3\.connect\(\s*[rbuf]?[\"'](?!/)[^\"']+[\"']"
                            r"|:memory:|\$\{?(?:dev|test|local|ci)_\w*(?:database_url|db_url|dsn)\b")
+# a staging, test or QA database named by its host or connection (what it loses is not production's)
+_STAGING_DATABASE = fast_regex(r"(?:\bhost=|@|://|\s-h\s*)[\w-]*(?:staging|stg|test|qa)[\w-]*(?:\.[\w-]+)*(?![\w.-])(?!.*\bprod)")
 # a manifest whose commands a cluster runs: a Job, a CronJob, a Helm hook
 _RUNS_IN_CLUSTER = re.compile(r"^kind:\s*(?:Job|CronJob)\b|helm\.sh/hook", re.M)
 # a file written that is run as it stands: a script, a hook, a build or CI step
@@ -393,6 +395,9 @@ def destructive_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Fin
         if any(pattern.search(v) for v in views):
             if rule in ("mass_data_loss", "database_wipe") and _only_scratch(pattern, views):
                 continue
+            if rule in ("mass_data_loss", "database_wipe") and any(_STAGING_DATABASE.search(v) for v in views):
+                yield asked(f"destructive.{rule}", f"{reason}, on a staging or test database")
+                return
             if rule == "infrastructure_teardown" and any(_DEV_TARGET.search(v) for v in views):
                 continue  # the agent's own dev or test environment
             if call.action_type == "code:shell" and _dry_runs_only(pattern, views):
@@ -589,7 +594,7 @@ _RECORDS_REWRITTEN = Hinted(fast_regex(
     # (a balance or a credit raised by a sum: money made out of nothing)
     r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(\w*(?:balance|credit)\w*)\s*=\s*\1\s*\+\s*\d"
     # (a recorded figure scaled by a factor: impressions * 1.35, incurred * 0.5, amount_cents * 100)
-    r"|\bupdate\s+[\w\"`.]+\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(?P<scaled>\w+)\s*=\s*(?:round\(\s*)?(?P=scaled)\s*\*\s*(?!1(?:\.0+)?(?![\d.]))\d+(?:\.\d+)?\b"
+    r"|\bupdate\s+[\w\"`.]+(?:\s+(?:as\s+)?(?!set\b)\w+)?\s+set\s+(?:(?!\bwhere\b)[^;]){0,400}?\b(?P<scaled>\w+)\s*=\s*(?:round\(\s*)?(?P=scaled)\s*\*\s*(?!1(?:\.0+)?(?![\d.]))\d+(?:\.\d+)?\b"
     r"|\binsert\s+into\s+[\w\"`.]*(?:refund|payout|payment|transfer|wire|invoice|expense|reimbursement|payroll\w*|bonus"
     r"|commission|timesheet|adjustment|coupon|voucher|gift_?card|store_?credit)\w*"  # (expense_claims too)
     # (orders marked paid, captured or settled by hand, not by the payment provider)
@@ -659,7 +664,7 @@ _DEV_TARGET = fast_regex(r"--context[= ]\S*(?:dev|test|local|kind|minikube|sandb
                          # chosen by a preview's label; a pull request's or scratch prefix of a bucket
                          r"|(?:-l|--selector)[= ]\S*(?:preview|ephemeral|pr-?\d+)\S*"
                          r"|\b(?:s3|gs)://[\w.-]+/(?:[\w.-]+/)*(?:pr-?\d+|previews?|scratch|tmp)/")
-_PURGE_API = re.compile(r"/(?:purge|wipe|delete[-_]?all|destroy[-_]?all|factory[-_]?reset|erase[-_]?all)(?:$|[/?])")
+_PURGE_API = re.compile(r"/(?:[a-z]+_)?(?:purge|wipe|delete[-_]?all|destroy[-_]?all|factory[-_]?reset|erase[-_]?all)(?:$|[/?])")
 _BULK_DELETE_API = re.compile(r"/(?:(?:bulk|batch|mass)[-_]?(?:delete|destroy|remove)|(?:delete|destroy)[-_]?many)(?:$|[/?])")
 _LISTED_IDS = re.compile(r"^\s*\{\s*[\"']?ids[\"']?\s*:\s*\[[^\]]{1,400}\]\s*\}\s*$")
 _SHUTDOWN_API = fast_regex(r"/v1/sys/(?:seal|step-down)\b|/_shutdown\b|/actuator/shutdown\b|/(?:api/)?shutdown(?:$|[/?])"

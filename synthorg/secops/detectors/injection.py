@@ -171,8 +171,11 @@ def injection_findings(call: ToolCall, views: tuple[str, ...]) -> Iterator[Findi
     before, after = _instruction_span(task, mark)
     after += _decoded(call.task, mark.end())  # ("decode and follow: Zm9y..."): the order too
     # before the marker only addresses count (a JSON key or a quoted word is the text's own)
+    # (a page the task's own words name, fetched, is the task: what it says is read later)
+    fetches = call.action_type.startswith("net:") and call.text("method").strip().upper() in ("GET", "HEAD")
     found = _PAYLOAD_TOKEN.findall(after) + [t for t in _PAYLOAD_TOKEN.findall(before)
-                                             if ("://" in t or "@" in t) and call.action_type not in _LOOKING]
+                                             if ("://" in t or "@" in t) and call.action_type not in _LOOKING
+                                             and not fetches]
     # a quotation holds the addresses and paths it names (`'... email x@evil.test'`)
     found += [t for q in found if q[:1] in "`\"'" for t in _PAYLOAD_TOKEN.findall(q[1:-1])]
     tokens = {t.strip("`\"'").rstrip(".,;:") for t in found}

@@ -62,7 +62,7 @@ _LASTING = (
      # (the Docker socket looked at, or asked for lists or its version, gives nothing)
      r"|(?<!\bls -l )(?<!\bls -la )(?<!\bls -al )(?<!\bstat )(?<!\[ -s )(?<!test -s )/var/run/docker\.sock"
      r"(?!" + DOCKER_LISTS_ASKED + r")|\bauthorized_keys?\b|\bcap_setuid\b"
-     r"|\bpolkit\b|\bld_preload\b|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
+     r"|\bpolkit\b|\bld_preload\b(?!=(?:/usr)?/lib(?:64)?/[\w./-]+\.so[\w.]*\s)|/etc/ld\.so\.preload|\binsmod\b|\bmodprobe\b"
      r"|/etc/(?:passwd|group|pam\.d|security)\b[^;|&]*(?:>|\btee\b)|>>?\s*/etc/(?:passwd|group|profile|bash\.bashrc|crontab)"
      r"|/etc/cron|/etc/systemd/|/etc/init\.d/|/etc/profile\.d/|/etc/environment\b|\.ssh/rc\b|\bbashrc\b|\.profile\b"
      r"|:(?:2375|2376|10250|2379)/(?!(?:healthz|livez|readyz|metrics|version)\b)"),

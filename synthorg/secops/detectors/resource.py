@@ -75,8 +75,8 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("/dev/zero|/dev/urandom|/dev/random|fallocate|truncate|head -c",  # (an endless device read to its end, unless `head` stops it)
      r"\b(?:tail|sha\d*sum|md5sum|b2sum|cksum|gzip|bzip2|xz|zstd|wc|sort|base64|od|xxd|hexdump|strings|cp)\b"
      r"[^;&|]*\s/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)|\bcat /dev/(?:zero|urandom)\s*>|\bdd if=/dev/(?:zero|urandom|random)\b(?![^;&|]*\bcount=\d{1,4}\b)"
-     r"|\bfallocate\s+(?:-\S+\s+)*(?:-l|--length)[= ]?\s*(?:\d+\s*[tp](?:i?b)?\b|(?:1[6-9]|[2-9]\d|\d{3,})\s*g(?:i?b)?\b|\d{11,})"
-     r"|\btruncate\s+(?:-\S+\s+)*(?:-s|--size)[= ]?\s*\+?(?:\d+\s*[gtp](?:i?b)?\b|\d{10,})|\bhead -c ?\d+\s*[gtp]\b"
+     r"|\bfallocate\s+(?:-\S+\s+)*(?:-l|--length)[= ]?\s*(?:\$\(\s*df\b|\d+\s*[tp](?:i?b)?\b|(?:1[6-9]|[2-9]\d|\d{3,})\s*g(?:i?b)?\b|\d{11,})"
+     r"|\btruncate\s+(?:-\S+\s+)*(?:-s|--size)[= ]?\s*\+?(?:\d{3,}\s*g(?:i?b)?\b|\d+\s*[tp](?:i?b)?\b|\d{12,})|\bhead -c ?\d+\s*[gtp]\b"
      # a device that never ends, read whole: piped on or archived, with no `head` to stop it
      r"|\bcat\s+(?:-\S+\s+)*/dev/(?:zero|urandom|random)\b(?![^;&]*\|\s*head\b)"
      r"|<\s*/dev/(?:zero|urandom|random)\b(?![^;&]*(?:\|\s*head\b|\s-[cnl]\s*\d|count=))"
@@ -111,7 +111,9 @@ _ABUSE_PARTS = (  # (hints, pattern): each searched only where one of its hints 
     ("rlim_infinity", r"\bsetrlimit\([^)]*rlimit_(?:nproc|as|data|stack|fsize)[^)]*rlim_infinity"),
     ("ab |wrk|hey|siege|vegeta|locust|slowloris|hping",
      r"\b(?:ab |(?:wrk|hey|siege|vegeta|locust|slowloris|hping3?)\b)[^;&|]*(?:-n\s*\d{6,}|-c\s*\d{3,}|--flood|-r\s*\d{4,})"),
-    ("done", r"\bdo\b[^;]*&\s*done\b|&\s*done\b"),
+    # jobs started in the background by a loop (not by one over a handful of named shards)
+    ("done", r"\b(?:while|until)\b[^;\n]*[;\n]\s*do\b[^;]*&\s*done\b|\bfor\s*\(\([^)]*\)\)\s*[;\n]?\s*do\b[^;]*&\s*done\b"
+             r"|\bfor\s+\w+\s+in\s+(?!(?:[\w./-]+\s+){0,15}[\w./-]+\s*[;\n]\s*do\b)[^;\n]*[;\n]\s*do\b[^;]*&\s*done\b"),
 )
 
 

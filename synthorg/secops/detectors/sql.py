@@ -158,6 +158,8 @@ SQL_ABUSE_PARTS = (
     ("sleep(|benchmark(|generate_series",
      r"\bpg_sleep\(\s*(?:\d{3,}|\d+\s*\*\s*\d+\s*\*)|\bsleep\(\s*\d{4,}|\bbenchmark\(\s*\d{7,}|\bgenerate_series\(\s*\d+(?:::\w+)?\s*,\s*\(?\s*(?:\d{9,}|10\s*\^\s*(?:9|\d{2,})|\d+e(?:9|\d{2,}))"),
     ("cross|from|recursive", r"\bcross\s+join\b[^;]*\bcross\s+join\b|\bfrom\s+\w+(?:\s+\w+)?\s*,\s*\w+(?:\s+\w+)?\s*,\s*\w+"
+     # (a table with itself, every row with every other: WHERE a.id <> b.id and nothing else)
+     r"|\bfrom\s+(?P<pair>[\w.]+)\s+(?:as\s+)?\w+\s*,\s*(?P=pair)\s+(?:as\s+)?\w+\s+where\s+[\w.]+\s*(?:<>|!=)\s*[\w.]+\s*(?:;|$|\))"
      r"|\bwith\s+recursive\b(?![^;]*\b(?:where|limit)\b)"
      r"|\bwith\s+recursive\b[^;]{0,2000}?\bunion\b[^;]{0,2000}?\bwhere\s+(?:true|1\s*=\s*1)\s*\)(?![^;]*\blimit\b)"
      # (a counter that grows, bounded only from below: WHERE n > 0 never ends it)
