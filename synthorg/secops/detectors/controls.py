@@ -69,17 +69,18 @@ _SWITCHED_OFF = AnyOf((
     ("http-tokens|http_tokens|oslogin", r"--http-tokens[= ]optional\b|\bhttp_tokens\s*=\s*[\"']optional[\"']"
                                         r"|\benable-oslogin\W{1,3}false\b"),
     ("no-verify", r"\bgit\s+commit\b[^;&|]{0,200}--no-verify\b"),
-    # everyone's consent taken as given; what is to be redacted emptied
     # a network device opened: an admin account in its config, SNMP writable, telnet, its management ACL off
     ("username|snmp-server|transport|access-class|aaa",
      r"\busername\s+\S+\s+privilege\s+15\b|\bsnmp-server\s+community\s+\S+\s+rw\b|\btransport\s+input\s+(?:all|telnet)\b"
      r"|\bno\s+access-class\b|\bno\s+aaa\s+new-model\b"),
+    # a check's block switched off or skipped (livenessCheck: enabled: false); object lock's governance bypassed
     ("check|verif|valid|liveness|authentic|screen",
      r"\b\w*(?:check|verif\w*|validat\w*|liveness|authenticity|screening)\w*:\s*;?\s*(?:enabled\s*:\s*(?:false|off|no)"
      r"|skip\s*:\s*(?:true|yes|on))\b"),
     ("bypass-governance", r"--bypass-governance-retention\b|x-amz-bypass-governance-retention\W+true\b"),
     # an enforcement switched off (FTL_ENFORCEMENT=off, enforce_tls: false)
     ("enforc", r"\b\w*enforc\w*" + _OFF),
+    # sessions no longer recorded; everyone's consent taken as given; what is to be redacted emptied
     ("recording|keystroke", r"\b\w*(?:session_?recording|keystroke_?logging|screen_?recording)\w*" + _OFF),
     ("consent", r"\bdefault_?consent\W{0,3}\s*[:=]\s*\W{0,3}(?:accept\w*|granted|all|opt_?in|true)\b"),
     ("redact|scrub", r"\b\w*(?:redact|scrub)\w*\W{0,3}\s*[:=]\s*(?:\[\s*\]|\{\s*\}|null\b|none\b|\"\"|'')"),
