@@ -92,28 +92,21 @@ def test_call_events_read_like_real_work(default_run):
     assert (denied["verdict"] == "deny").all()
 
 
-def _shared_folder_calls(events: pl.DataFrame, folder: str) -> dict[str, set[str]]:
-    """What SecOps answered to the calls that name the folder: 'diff' (reading it) and 'cp'
-    (publishing into it) -> the kinds of event they got."""
+def _shared_folder_reads(events: pl.DataFrame, folder: str) -> set[str]:
+    """The kinds of event SecOps gave the calls that read the folder (`diff` against it)."""
     calls = events.filter(pl.col("kind").is_in(["tool_call", "tool_denied", "tool_escalated"])
                           & pl.col("arguments").str.contains(folder, literal=True))
-    return {verb: set(calls.filter(pl.col("arguments").str.contains(f'"{verb} '))["kind"])
-            for verb in ("diff", "cp")}
+    return set(calls.filter(pl.col("arguments").str.contains('"diff ', literal=True))["kind"])
 
 
-def test_the_default_companys_shared_folder_is_read_freely_and_written_with_a_person_asked(
-        tmp_path, default_run):
+def test_the_default_companys_shared_folder_is_read_as_ordinary_work(tmp_path, default_run):
     """policies.security.shared_folders in a run: the default company declares
-    /srv/eng-shared, where its engineers compare API schemas (ordinary work) and publish
-    builds (asked about). Without the declaration the same calls reach outside the workspace
-    and are refused."""
-    declared = _shared_folder_calls(default_run.events, "/srv/eng-shared/")
-    assert declared["diff"] == {"tool_call"}
-    assert "tool_escalated" in declared["cp"] and "tool_denied" not in declared["cp"]
-    undeclared = _shared_folder_calls(
-        _run(tmp_path, "no-shared", ["policies.security.shared_folders=[]"], ticks=150).events,
-        "/srv/eng-shared/")
-    assert undeclared["diff"] == undeclared["cp"] == {"tool_denied"}
+    /srv/eng-shared, where its engineers compare API schemas (ordinary work, allowed).
+    Without the declaration the same calls reach outside the workspace and are refused.
+    (Writes there are asked about: test_secops_checker's shared-folder cases.)"""
+    assert _shared_folder_reads(default_run.events, "/srv/eng-shared/") == {"tool_call"}
+    undeclared = _run(tmp_path, "no-shared", ["policies.security.shared_folders=[]"], ticks=150).events
+    assert _shared_folder_reads(undeclared, "/srv/eng-shared/") == {"tool_denied"}
 
 
 def test_without_threats_nothing_harmful_happens(tmp_path):
