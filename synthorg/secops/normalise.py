@@ -261,7 +261,6 @@ _CHARACTER_CODES = re.compile(r"[\[(]\s*(\d{1,3}(?:\s*,\s*\d{1,3}){5,})\s*,?\s*[
 _CHR_ADDED = re.compile(r"\bchr\(\s*(3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*\)(?=\s*\+)|(?<=\+)\s*chr\(\s*(3[2-9]|[4-9]\d|1[01]\d|12[0-6])\s*\)")
 _SINGLE_QUOTED = re.compile(r"(?<![\w$])'[^'\n]*'")
 _DQ_ESCAPE = re.compile(r"\\([\\\"$`])")
-_SQL_LINE = re.compile(r"--[^\n]*|#[^\n]*")
 _SQL_BLOCK = re.compile(r"/\*.*?\*/", re.S)
 
 # what a shell variable holds when a command does not set it
@@ -830,10 +829,14 @@ def strip_sql_comments(text: str, options_too: bool = True) -> list[str]:
             comment.sub(lambda m: m.group(0) if m.group(1) else " ", text)]
 
 
-# a string literal (kept), a line comment, a block comment: found from the start, in order
-_SQL_COMMENT = re.compile(r"('(?:[^'\\\n]|''|\\.)*')|(--[^\n]*|#[^\n]*)|(/\*.*?\*/)", re.S)
-_SQL_COMMENT_NOT_OPTION = re.compile(r"('(?:[^'\\\n]|''|\\.)*')|(--(?![a-zA-Z])[^\n]*|#[^\n]*)|(/\*.*?\*/)", re.S)
-_SQL_LINE_NOT_OPTION = re.compile(r"--(?![a-zA-Z])[^\n]*|#[^\n]*")
+def _comment_patterns(line: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A line comment's pattern, and with it a string literal (kept), a line comment and a
+    block comment, found from the start, in order."""
+    return re.compile(line), re.compile(rf"('(?:[^'\\\n]|''|\\.)*')|({line})|(/\*.*?\*/)", re.S)
+
+
+_SQL_LINE, _SQL_COMMENT = _comment_patterns(r"--[^\n]*|#[^\n]*")
+_SQL_LINE_NOT_OPTION, _SQL_COMMENT_NOT_OPTION = _comment_patterns(r"--(?![a-zA-Z])[^\n]*|#[^\n]*")
 
 
 _ECHO_DATA = re.compile(r"\b(echo|printf)\s+(?:-\w+\s+)*(['\"])(?:(?!\2).)*\2")
@@ -1045,13 +1048,12 @@ def _forms(raw: str) -> list[str]:
     if "{" in raw and "," in raw:
         forms += [_BRACE_COMMAND.sub(lambda m: m.group(1).replace(",", " "), f) for f in forms
                   if _BRACE_COMMAND.search(f)]
-    if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or "--" in raw:
-        # (only text with comments has anything to strip; a script's lines stay commands;
-        # --WHERE in SQL is a comment, --if-exists in a shell an option)
-        options_too = "--" in raw and _SQL_WORDS.search(raw) is not None
-        if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or options_too:
-            forms += [_as_script_lines(s) if raw is not written else s
-                      for s in strip_sql_comments(written, options_too)]
+    # (only text with comments has anything to strip; a script's lines stay commands;
+    # --WHERE in SQL is a comment, --if-exists in a shell an option)
+    options_too = "--" in raw and _SQL_WORDS.search(raw) is not None
+    if "/*" in raw or "-- " in raw or "#" in raw or raw.endswith("--") or options_too:
+        forms += [_as_script_lines(s) if raw is not written else s
+                  for s in strip_sql_comments(written, options_too)]
     if "/*!" in raw:  # MySQL runs a versioned comment's text (and reads past the others)
         versioned = _MYSQL_VERSIONED.sub(r" \1 ", raw)
         forms += [versioned, *strip_sql_comments(versioned)]

@@ -360,6 +360,8 @@ _TRIGGER_DROPPED = re.compile(r"\bdrop\s+trigger\s+(?:if\s+exists\s+)?([\w.\"`]+
 
 def _trigger_dropped(views: tuple[str, ...]) -> bool:
     """A trigger dropped and not made anew in the same text: what it enforced or told stops."""
+    if not any("trigger" in v for v in views):
+        return False  # (most calls: no text joined, no pattern run)
     text = "\n".join(views)
     return any(not re.search(rf"\bcreate\s+(?:or\s+replace\s+)?trigger\s+{re.escape(m.group(1))}(?![\w.])", text)
                for m in _TRIGGER_DROPPED.finditer(text))
